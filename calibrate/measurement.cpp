@@ -1,0 +1,137 @@
+#include "calibrate/measurement.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::calibrate {
+namespace {
+
+const std::vector<std::string> kColumns{"bench", "op_class", "precision", "shape",
+                                        "flops", "bytes",    "time_s",    "reps"};
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, sep)) out.push_back(cell);
+  if (!line.empty() && line.back() == sep) out.emplace_back();
+  return out;
+}
+
+double number(const std::string& text, const std::string& where, const std::string& column) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0')
+    throw UserError(
+        fmt::format("{}: column {}: expected a number (got '{}')", where, column, text));
+  return v;
+}
+
+}  // namespace
+
+double Measurement::shape_number(const std::string& key) const {
+  const auto it = shape.find(key);
+  if (it == shape.end())
+    throw UserError(
+        fmt::format("measurement {} {} has no '{}' in its shape", bench, format_shape(shape), key));
+  return number(it->second, bench, key);
+}
+
+std::string format_shape(const std::map<std::string, std::string>& shape) {
+  std::string out;
+  for (const auto& [k, v] : shape) {
+    if (!out.empty()) out += ';';
+    out += k + "=" + v;
+  }
+  return out;
+}
+
+MeasurementSet read_measurements(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError(fmt::format("{}: cannot open measurement file", path));
+  MeasurementSet set;
+  std::string line;
+  int line_no = 0;
+  std::vector<int> index;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    if (line.starts_with("#")) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        std::string key = line.substr(1, colon - 1);
+        std::string value = line.substr(colon + 1);
+        auto trim = [](std::string& s) {
+          s.erase(0, s.find_first_not_of(' '));
+          s.erase(s.find_last_not_of(' ') + 1);
+        };
+        trim(key);
+        trim(value);
+        set.provenance[key] = value;
+      }
+      continue;
+    }
+    const auto cells = split(line, ',');
+    const std::string where = fmt::format("{}:{}", path, line_no);
+    if (index.empty()) {
+      for (const auto& col : kColumns) {
+        int found = -1;
+        for (std::size_t i = 0; i < cells.size(); ++i)
+          if (cells[i] == col) found = static_cast<int>(i);
+        if (found < 0)
+          throw UserError(fmt::format("{}: missing column '{}' (header needs: {})", where, col,
+                                      join(kColumns)));
+        index.push_back(found);
+      }
+      continue;
+    }
+    auto cell = [&](int c) -> const std::string& {
+      const auto i = static_cast<std::size_t>(index[static_cast<std::size_t>(c)]);
+      if (i >= cells.size())
+        throw UserError(fmt::format("{}: row has {} cells, column '{}' missing", where,
+                                    cells.size(), kColumns[static_cast<std::size_t>(c)]));
+      return cells[i];
+    };
+    Measurement m;
+    m.bench = cell(0);
+    m.op_class = cell(1);
+    m.precision = cell(2);
+    for (const auto& kv : split(cell(3), ';')) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos)
+        throw UserError(fmt::format("{}: shape entry '{}' is not key=value", where, kv));
+      m.shape[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    m.flops = number(cell(4), where, "flops");
+    m.bytes = number(cell(5), where, "bytes");
+    m.time_s = number(cell(6), where, "time_s");
+    m.reps = static_cast<int>(number(cell(7), where, "reps"));
+    if (m.time_s <= 0)
+      throw UserError(fmt::format("{}: time_s must be positive (got {})", where, cell(6)));
+    if (m.flops < 0 || m.bytes < 0)
+      throw UserError(fmt::format("{}: flops and bytes must not be negative", where));
+    set.rows.push_back(std::move(m));
+  }
+  if (index.empty()) throw UserError(fmt::format("{}: no header row", path));
+  return set;
+}
+
+void write_measurements(const MeasurementSet& set, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw UserError(fmt::format("{}: cannot write", path));
+  out << "# amdahl measurements v1\n";
+  for (const auto& [k, v] : set.provenance) out << "# " << k << ": " << v << "\n";
+  out << join(kColumns, ",") << "\n";
+  for (const auto& m : set.rows)
+    out << fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6e},{}\n", m.bench, m.op_class, m.precision,
+                       format_shape(m.shape), m.flops, m.bytes, m.time_s, m.reps);
+}
+
+}  // namespace amdahl::calibrate

@@ -1,0 +1,37 @@
+#pragma once
+// Kernel measurements in the shared CSV format (calibrate/measurement_format.md), written
+// by the CPU and CUDA microbenchmarks and read by the fitters.
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace amdahl::calibrate {
+
+struct Measurement {
+  std::string bench;                         // gemm, conv_fwd, copy_h2d_pinned, ...
+  std::string op_class;                      // gemm, conv, elementwise, transfer, ...
+  std::string precision;                     // fp32, tf32, fp16, bf16, none
+  std::map<std::string, std::string> shape;  // m=1024;n=...
+  double flops = 0;
+  double bytes = 0;
+  double time_s = 0;
+  int reps = 0;
+
+  // shape value as a number; throws UserError naming the row when absent or not numeric.
+  double shape_number(const std::string& key) const;
+};
+
+struct MeasurementSet {
+  std::map<std::string, std::string> provenance;  // from "# key: value" lines
+  std::vector<Measurement> rows;
+};
+
+// Reads a measurement CSV. Throws UserError "file:line: ..." for a missing column, a
+// malformed number, or a non-positive time.
+MeasurementSet read_measurements(const std::string& path);
+void write_measurements(const MeasurementSet& set, const std::string& path);
+
+std::string format_shape(const std::map<std::string, std::string>& shape);
+
+}  // namespace amdahl::calibrate

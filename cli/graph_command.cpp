@@ -1,0 +1,79 @@
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/workload.h"
+
+namespace amdahl::cli {
+namespace {
+
+std::string dot_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+void print_dot(std::ostream& out, const graphs::LoweredNetwork& net) {
+  const auto& g = net.graph;
+  out << fmt::format("digraph \"{}\" {{\n  rankdir=TB;\n  node [shape=box, fontsize=10];\n",
+                     dot_escape(net.name));
+  for (graphs::OpId id = 0; id < g.size(); ++id) {
+    const auto& op = g.op(id);
+    out << fmt::format("  n{} [label=\"{}\\n{} {}\\n{:.3g} GFLOP\"];\n", id, dot_escape(op.name),
+                       graphs::op_class_name(op.op_class), graphs::phase_name(op.phase),
+                       op.flops / 1e9);
+  }
+  for (graphs::OpId id = 0; id < g.size(); ++id)
+    for (graphs::OpId s : g.successors(id)) out << fmt::format("  n{} -> n{};\n", id, s);
+  out << "}\n";
+}
+
+nlohmann::json graph_json(const graphs::LoweredNetwork& net) {
+  const auto& g = net.graph;
+  nlohmann::json ops = nlohmann::json::array();
+  for (graphs::OpId id = 0; id < g.size(); ++id) {
+    const auto& op = g.op(id);
+    ops.push_back({{"id", id},
+                   {"name", op.name},
+                   {"layer", op.layer},
+                   {"kind", op.kind},
+                   {"class", graphs::op_class_name(op.op_class)},
+                   {"phase", graphs::phase_name(op.phase)},
+                   {"precision", precision_name(op.precision)},
+                   {"dtype", graphs::dtype_name(op.dtype)},
+                   {"output_shape", op.output_shape},
+                   {"flops", op.flops},
+                   {"bytes_read", op.bytes_read},
+                   {"bytes_written", op.bytes_written},
+                   {"inputs", g.predecessors(id)}});
+  }
+  return {{"network", net.name}, {"parameters", net.parameters}, {"ops", ops}};
+}
+
+}  // namespace
+
+void register_graph(CLI::App& app) {
+  auto o = std::make_shared<WorkloadOptions>();
+  o->format = "dot";
+  CLI::App* cmd = app.add_subcommand("graph", "print the lowered operator DAG");
+  add_workload_options(cmd, *o, false, {"dot", "json"});
+  cmd->callback([o] {
+    const graphs::BoundNetwork bound = load_bound_network(*o, size_overrides(*o));
+    graphs::LoweringOptions lo;
+    lo.mode = o->mode == "train" ? graphs::Mode::kTrain : graphs::Mode::kInfer;
+    lo.precision = *parse_precision(o->precision);
+    const graphs::LoweredNetwork net = graphs::lower(bound, lo);
+    if (o->format == "json")
+      std::cout << graph_json(net).dump(1) << '\n';
+    else
+      print_dot(std::cout, net);
+  });
+}
+
+}  // namespace amdahl::cli

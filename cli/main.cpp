@@ -1,0 +1,40 @@
+// amdahl: analytical performance model and simulator for deep-learning workloads.
+// The thin main: declare the subcommands, run, and turn exceptions into messages and exit
+// statuses (2: bad input, 70: internal error).
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "util/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"amdahl: how long a deep-learning step takes on any system, and why"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "help for every command");
+  amdahl::cli::register_predict(app);
+  amdahl::cli::register_breakdown(app);
+  amdahl::cli::register_describe(app);
+  amdahl::cli::register_graph(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "amdahl: error: " << e.what() << "\n";
+    std::cerr << "run 'amdahl --help' or 'amdahl COMMAND --help' for usage\n";
+    return 2;
+  } catch (const amdahl::UserError& e) {
+    std::cerr << "amdahl: error: " << e.what() << "\n";
+    return 2;
+  } catch (const amdahl::InternalError& e) {
+    std::cerr << "amdahl: internal error (please report): " << e.what() << "\n";
+    return 70;
+  } catch (const std::exception& e) {
+    std::cerr << "amdahl: internal error (please report): " << e.what() << "\n";
+    return 70;
+  }
+  return 0;
+}

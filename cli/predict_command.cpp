@@ -1,0 +1,57 @@
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/output_files.h"
+#include "cli/report.h"
+#include "cli/workload.h"
+
+namespace amdahl::cli {
+
+void register_predict(CLI::App& app) {
+  auto o = std::make_shared<WorkloadOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("predict", "predict the time of one training step or inference pass");
+  add_workload_options(cmd, *o, true, {"table", "csv", "json"});
+  cmd->callback([o] {
+    const Workload w = load_workload(*o);
+    const model::Prediction p = model::predict(w.lowered, w.system, w.predict);
+    switch (parse_format(o->format)) {
+      case Format::kJson:
+        std::cout << prediction_json(p).dump(2) << '\n';
+        break;
+      case Format::kCsv:
+        print_prediction_csv(std::cout, p);
+        break;
+      case Format::kTable:
+        print_prediction_table(std::cout, p);
+        break;
+    }
+    if (!o->out_dir.empty()) write_output_files(o->out_dir, *o, w, p);
+  });
+}
+
+void register_breakdown(CLI::App& app) {
+  auto o = std::make_shared<WorkloadOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "breakdown", "where the time goes: by op class, phase, layer and binding resource");
+  add_workload_options(cmd, *o, true, {"table", "csv", "json"});
+  cmd->callback([o] {
+    const Workload w = load_workload(*o);
+    const model::Prediction p = model::predict(w.lowered, w.system, w.predict);
+    switch (parse_format(o->format)) {
+      case Format::kJson:
+        std::cout << breakdown_json(p, w.lowered.graph).dump(2) << '\n';
+        break;
+      case Format::kCsv:
+        print_breakdown_csv(std::cout, p, w.lowered.graph);
+        break;
+      case Format::kTable:
+        print_breakdown_table(std::cout, p, w.lowered.graph);
+        break;
+    }
+    if (!o->out_dir.empty()) write_output_files(o->out_dir, *o, w, p);
+  });
+}
+
+}  // namespace amdahl::cli

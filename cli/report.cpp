@@ -1,0 +1,177 @@
+#include "cli/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "cli/table.h"
+#include "hw/units.h"
+
+namespace amdahl::cli {
+
+std::string seconds(double s) { return hw::format_quantity(s, hw::Dimension::kTime); }
+
+namespace {
+
+std::string pct(double part, double whole) {
+  return whole > 0 ? fmt::format("{:.1f}%", 100.0 * part / whole) : "-";
+}
+
+std::vector<std::pair<std::string, double>> sorted_desc(const std::map<std::string, double>& m) {
+  std::vector<std::pair<std::string, double>> v(m.begin(), m.end());
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return v;
+}
+
+void share_table(std::ostream& out, const std::string& title,
+                 const std::map<std::string, double>& m, double total) {
+  Table t({title, "time", "share"});
+  for (const auto& [k, v] : sorted_desc(m))
+    if (v > 0) t.add({k, seconds(v), pct(v, total)});
+  t.print(out);
+}
+
+struct LayerTime {
+  double time = 0;
+  double flops = 0;
+};
+
+std::map<std::string, double> by_layer(const model::Prediction& p, const graphs::OpGraph& g) {
+  std::map<std::string, double> m;
+  for (const auto& iv : p.schedule.critical_path)
+    if (iv.op != graphs::kNoOp) m[g.op(iv.op).layer] += iv.end_s - iv.start_s;
+  return m;
+}
+
+std::vector<graphs::OpId> costliest(const model::Prediction& p, std::size_t n) {
+  std::vector<graphs::OpId> ids(p.costs.size());
+  std::iota(ids.begin(), ids.end(), 0);
+  std::sort(ids.begin(), ids.end(),
+            [&](auto a, auto b) { return p.costs[a].time_s > p.costs[b].time_s; });
+  if (ids.size() > n) ids.resize(n);
+  return ids;
+}
+
+}  // namespace
+
+nlohmann::json prediction_json(const model::Prediction& p) {
+  nlohmann::json j;
+  j["workload"] = p.workload;
+  j["system"] = p.system;
+  j["device"] = p.device;
+  j["device_model"] = p.device_model;
+  j["batch"] = p.batch;
+  j["mode"] = std::string(graphs::mode_name(p.mode));
+  j["precision"] = std::string(precision_name(p.precision));
+  j["step_time_s"] = p.step_time_s;
+  j["samples_per_s"] = p.samples_per_s;
+  j["by_class"] = p.by_class;
+  j["by_bound"] = p.by_bound;
+  j["by_phase"] = p.by_phase;
+  j["busy_by_class"] = p.busy_by_class;
+  j["ops"] = p.op_count;
+  j["parameters"] = p.parameters;
+  j["flops"] = p.total_flops;
+  j["assumptions"] = p.assumptions;
+  return j;
+}
+
+void print_prediction_table(std::ostream& out, const model::Prediction& p) {
+  out << fmt::format("{} on {} ({}, {}), batch {}, {}, {}\n", p.workload, p.system, p.device,
+                     p.device_model, p.batch, graphs::mode_name(p.mode),
+                     precision_name(p.precision));
+  out << fmt::format("step time     {}\n", seconds(p.step_time_s));
+  out << fmt::format("throughput    {:.1f} samples/s\n", p.samples_per_s);
+  out << fmt::format("ops           {}\n", p.op_count);
+  out << fmt::format("parameters    {}\n", p.parameters);
+  out << fmt::format("work          {:.4g} GFLOP\n\n", p.total_flops / 1e9);
+  share_table(out, "op class", p.by_class, p.step_time_s);
+  out << '\n';
+  share_table(out, "bound", p.by_bound, p.step_time_s);
+  if (!p.assumptions.empty()) {
+    out << "\nassumptions:\n";
+    for (const auto& a : p.assumptions) out << "  - " << a << '\n';
+  }
+}
+
+void print_prediction_csv(std::ostream& out, const model::Prediction& p) {
+  Table t({"workload", "system", "device", "batch", "mode", "precision", "step_time_s",
+           "samples_per_s", "ops", "parameters", "flops"});
+  t.add({p.workload, p.system, p.device, std::to_string(p.batch),
+         std::string(graphs::mode_name(p.mode)), std::string(precision_name(p.precision)),
+         fmt::format("{:.6g}", p.step_time_s), fmt::format("{:.6g}", p.samples_per_s),
+         std::to_string(p.op_count), std::to_string(p.parameters),
+         fmt::format("{:.6g}", p.total_flops)});
+  t.print_csv(out);
+}
+
+void print_breakdown_table(std::ostream& out, const model::Prediction& p,
+                           const graphs::OpGraph& g) {
+  out << fmt::format("{} on {} ({}), batch {}, {}: step {}\n\n", p.workload, p.system,
+                     p.device_model, p.batch, graphs::mode_name(p.mode), seconds(p.step_time_s));
+  out << "critical path by op class (device busy time alongside):\n";
+  Table classes({"op class", "time", "share", "busy"});
+  for (const auto& [k, v] : sorted_desc(p.by_class)) {
+    const auto busy = p.busy_by_class.find(k);
+    classes.add({k, seconds(v), pct(v, p.step_time_s),
+                 busy == p.busy_by_class.end() ? "-" : seconds(busy->second)});
+  }
+  classes.print(out);
+  out << "\nby phase:\n";
+  share_table(out, "phase", p.by_phase, p.step_time_s);
+  out << "\nby binding resource:\n";
+  share_table(out, "bound", p.by_bound, p.step_time_s);
+  out << "\nby layer (top 15):\n";
+  Table layers({"layer", "time", "share"});
+  auto lt = sorted_desc(by_layer(p, g));
+  if (lt.size() > 15) lt.resize(15);
+  for (const auto& [k, v] : lt) layers.add({k, seconds(v), pct(v, p.step_time_s)});
+  layers.print(out);
+  out << "\n10 costliest ops:\n";
+  Table ops({"op", "class", "time", "GFLOP", "MB", "bound", "compute eff", "mem eff"});
+  for (graphs::OpId id : costliest(p, 10)) {
+    const auto& op = g.op(id);
+    const auto& c = p.costs[id];
+    ops.add({op.name, std::string(graphs::op_class_name(op.op_class)), seconds(c.time_s),
+             fmt::format("{:.3f}", op.flops / 1e9), fmt::format("{:.2f}", op.bytes() / 1e6),
+             std::string(model::bound_name(c.bound)), fmt::format("{:.2f}", c.compute_efficiency),
+             fmt::format("{:.2f}", c.memory_efficiency)});
+  }
+  ops.print(out);
+}
+
+nlohmann::json breakdown_json(const model::Prediction& p, const graphs::OpGraph& g) {
+  nlohmann::json j = prediction_json(p);
+  j["by_layer"] = by_layer(p, g);
+  nlohmann::json top = nlohmann::json::array();
+  for (graphs::OpId id : costliest(p, 10)) {
+    const auto& op = g.op(id);
+    const auto& c = p.costs[id];
+    top.push_back({{"op", op.name},
+                   {"class", graphs::op_class_name(op.op_class)},
+                   {"time_s", c.time_s},
+                   {"flops", op.flops},
+                   {"bytes", op.bytes()},
+                   {"bound", model::bound_name(c.bound)}});
+  }
+  j["costliest_ops"] = top;
+  return j;
+}
+
+void print_breakdown_csv(std::ostream& out, const model::Prediction& p, const graphs::OpGraph& g) {
+  Table t({"group", "key", "time_s", "share"});
+  auto add = [&](const std::string& group, const std::map<std::string, double>& m) {
+    for (const auto& [k, v] : sorted_desc(m))
+      t.add({group, k, fmt::format("{:.6g}", v),
+             fmt::format("{:.4f}", p.step_time_s > 0 ? v / p.step_time_s : 0)});
+  };
+  add("class", p.by_class);
+  add("phase", p.by_phase);
+  add("bound", p.by_bound);
+  add("layer", by_layer(p, g));
+  t.print_csv(out);
+}
+
+}  // namespace amdahl::cli

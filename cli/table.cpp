@@ -1,0 +1,53 @@
+#include "cli/table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace amdahl::cli {
+
+std::string csv_escape(const std::string& cell) {
+  if (cell.find_first_of(",\"\n") == std::string::npos) return cell;
+  std::string out = "\"";
+  for (char c : cell) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void Table::print(std::ostream& out) const {
+  std::vector<std::size_t> width(header_.size(), 0);
+  auto measure = [&](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
+      width[i] = std::max(width[i], row[i].size());
+  };
+  measure(header_);
+  for (const auto& r : rows_) measure(r);
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string s;
+    for (std::size_t i = 0; i < width.size(); ++i) {
+      const std::string cell = i < row.size() ? row[i] : "";
+      if (i > 0) s += "  ";
+      s += i == 0 ? fmt::format("{:<{}}", cell, width[i]) : fmt::format("{:>{}}", cell, width[i]);
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    out << s << '\n';
+  };
+  line(header_);
+  std::size_t total = 0;
+  for (auto w : width) total += w;
+  out << std::string(total + 2 * (width.size() - 1), '-') << '\n';
+  for (const auto& r : rows_) line(r);
+}
+
+void Table::print_csv(std::ostream& out) const {
+  auto line = [&](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_escape(row[i]);
+    out << '\n';
+  };
+  line(header_);
+  for (const auto& r : rows_) line(r);
+}
+
+}  // namespace amdahl::cli

@@ -1,0 +1,123 @@
+#include "cli/workload.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "graphs/zoo.h"
+#include "hw/system_loader.h"
+#include "util/error.h"
+
+#ifdef AMDAHL_WITH_ONNX_IMPORT
+#include "graphs/onnx/onnx_import.h"
+#endif
+
+namespace amdahl::cli {
+
+void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
+                          const std::vector<std::string>& formats) {
+  auto* model = cmd->add_option("--model", o.model, "zoo network name (amdahl describe models)");
+  auto* onnx = cmd->add_option("--onnx", o.onnx, "ONNX model file")->check(CLI::ExistingFile);
+  auto* graph =
+      cmd->add_option("--graph", o.graph_file, "network YAML file")->check(CLI::ExistingFile);
+  model->excludes(onnx)->excludes(graph);
+  onnx->excludes(graph);
+  if (with_system) {
+    cmd->add_option("--system", o.system, "catalog system name or system YAML path")
+        ->capture_default_str();
+    cmd->add_option("--device", o.device, "device that runs the ops (default: the system's)");
+  }
+  cmd->add_option("--batch", o.batch, "samples per step (binds the size 'batch')")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--set", o.sets, "bind a symbolic size, NAME=VALUE (repeatable)");
+  cmd->add_option("--mode", o.mode, "training step or inference pass")
+      ->check(CLI::IsMember({"train", "infer"}))
+      ->capture_default_str();
+  cmd->add_option("--precision", o.precision, "math precision")
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}))
+      ->capture_default_str();
+  cmd->add_option("--format", o.format, "output format")
+      ->check(CLI::IsMember(formats))
+      ->capture_default_str();
+  cmd->add_option("-o,--out", o.out_dir, "directory for output files");
+}
+
+graphs::Bindings size_overrides(const WorkloadOptions& o) {
+  graphs::Bindings b;
+  if (o.batch) b["batch"] = *o.batch;
+  for (const auto& s : o.sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UserError(fmt::format("--set expects NAME=VALUE (got '{}')", s));
+    const std::string name = s.substr(0, eq);
+    const std::string value = s.substr(eq + 1);
+    try {
+      std::size_t used = 0;
+      const long long v = std::stoll(value, &used);
+      if (used != value.size()) throw std::invalid_argument(value);
+      if (v <= 0)
+        throw UserError(fmt::format("--set {}: the value must be positive (got {})", name, v));
+      b[name] = v;
+    } catch (const std::logic_error&) {
+      throw UserError(fmt::format("--set {}: expected an integer (got '{}')", name, value));
+    }
+  }
+  return b;
+}
+
+graphs::BoundNetwork load_bound_network(const WorkloadOptions& o, const graphs::Bindings& sizes) {
+  if (!o.onnx.empty()) {
+#ifdef AMDAHL_WITH_ONNX_IMPORT
+    return graphs::onnx::import_onnx(o.onnx, sizes);
+#else
+    throw UserError(
+        "this amdahl was built without ONNX support (configure with AMDAHL_WITH_ONNX=ON)");
+#endif
+  }
+  if (!o.graph_file.empty()) return graphs::bind_sizes(graphs::load_network(o.graph_file), sizes);
+  if (!o.model.empty()) return graphs::bind_sizes(graphs::load_zoo_network(o.model), sizes);
+  throw UserError("give the network with --model NAME, --onnx FILE or --graph FILE");
+}
+
+Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
+                       const hw::SystemSpec& system) {
+  Workload w;
+  w.system = system;
+  w.network = load_bound_network(o, sizes);
+  graphs::LoweringOptions lo;
+  lo.mode = o.mode == "train" ? graphs::Mode::kTrain : graphs::Mode::kInfer;
+  lo.precision = *parse_precision(o.precision);
+  lo.fused_optimizer = system.runtime.optimizer == hw::OptimizerMode::kFused;
+  w.lowered = graphs::lower(w.network, lo);
+  w.predict.device = o.device;
+  w.predict.mode = lo.mode;
+  w.predict.precision = lo.precision;
+  const auto it = w.network.sizes.find("batch");
+  w.predict.batch = it != w.network.sizes.end() ? it->second
+                    : !w.network.inputs.empty() && !w.network.inputs.front().tensor.shape.empty()
+                        ? w.network.inputs.front().tensor.shape.front()
+                        : 1;
+  if (!o.device.empty()) system.device(o.device);  // validates the name
+  return w;
+}
+
+Workload load_workload(const WorkloadOptions& o) {
+  return load_workload(o, size_overrides(o), hw::load_system(o.system));
+}
+
+Format parse_format(const std::string& text) {
+  if (text == "csv") return Format::kCsv;
+  if (text == "json") return Format::kJson;
+  return Format::kTable;
+}
+
+void prepare_out_dir(const std::string& dir) {
+  if (dir.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw UserError(fmt::format("-o {}: cannot create the directory ({})", dir, ec.message()));
+}
+
+}  // namespace amdahl::cli

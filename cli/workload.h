@@ -1,0 +1,64 @@
+#pragma once
+// The inputs every analysis command shares, declared once: which network (--model,
+// --onnx, --graph), its sizes (--batch, --set), the system and device, mode, precision,
+// output format and directory.
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graphs/lower.h"
+#include "graphs/network.h"
+#include "hw/system.h"
+#include "model/prediction.h"
+
+namespace amdahl::cli {
+
+enum class Format { kTable, kCsv, kJson };
+
+struct WorkloadOptions {
+  std::string model;
+  std::string onnx;
+  std::string graph_file;
+  std::string system = "minsky";
+  std::string device;
+  std::optional<std::int64_t> batch;
+  std::vector<std::string> sets;  // NAME=VALUE
+  std::string mode = "train";
+  std::string precision = "fp32";
+  std::string format = "table";
+  std::string out_dir;
+};
+
+// Declares the options on `cmd`. `with_system` false for commands without a system
+// (graph); `formats` lists the accepted --format values.
+void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
+                          const std::vector<std::string>& formats);
+
+// --batch and --set as size bindings. Throws UserError for a malformed --set.
+graphs::Bindings size_overrides(const WorkloadOptions& o);
+
+// The network source, bound with the overrides. Throws UserError.
+graphs::BoundNetwork load_bound_network(const WorkloadOptions& o, const graphs::Bindings& sizes);
+
+struct Workload {
+  graphs::BoundNetwork network;
+  graphs::LoweredNetwork lowered;
+  hw::SystemSpec system;
+  model::PredictOptions predict;
+};
+
+// Everything a prediction needs, loaded and validated.
+Workload load_workload(const WorkloadOptions& o);
+// Re-lowers with other size bindings (sweeps).
+Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
+                       const hw::SystemSpec& system);
+
+Format parse_format(const std::string& text);
+// Creates -o DIR when given; refuses to overwrite files unless they are amdahl's own.
+void prepare_out_dir(const std::string& dir);
+
+}  // namespace amdahl::cli

@@ -1,0 +1,23 @@
+#pragma once
+// Integer size expressions in network files: "batch", "4*hidden", "(image-1)/2+1".
+// Operators + - * / % ( ), integer division truncating toward zero, names bound by the
+// caller. Errors are UserError naming the expression and the problem.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace amdahl::graphs {
+
+using Bindings = std::map<std::string, std::int64_t>;
+
+// Evaluates `text`. Throws UserError for a syntax error, division by zero or an unbound
+// name (the message names it and lists the bound names).
+std::int64_t evaluate(std::string_view text, const Bindings& bindings);
+
+// The names `text` refers to (for checking a network's sizes before binding).
+std::vector<std::string> referenced_names(std::string_view text);
+
+}  // namespace amdahl::graphs

@@ -1,0 +1,94 @@
+#include "graphs/layer_kind.h"
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::graphs {
+
+void LayerRegistry::add(LayerKind kind) {
+  const std::string name = kind.name;
+  if (!kinds_.emplace(name, std::move(kind)).second)
+    throw InternalError(fmt::format("layer kind '{}' registered twice", name));
+}
+
+const LayerKind* LayerRegistry::find(const std::string& name) const {
+  const auto it = kinds_.find(name);
+  return it == kinds_.end() ? nullptr : &it->second;
+}
+
+const LayerKind& LayerRegistry::get(const std::string& name) const {
+  if (const LayerKind* k = find(name)) return *k;
+  throw UserError(fmt::format("unknown layer kind '{}'; {}", name, suggestion(name, names())));
+}
+
+std::vector<std::string> LayerRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, kind] : kinds_) out.push_back(name);
+  return out;
+}
+
+const LayerRegistry& layer_registry() {
+  static const LayerRegistry kRegistry = [] {
+    LayerRegistry r;
+    register_conv_ops(r);
+    register_linear_ops(r);
+    register_activation_ops(r);
+    register_pool_ops(r);
+    register_norm_ops(r);
+    register_loss_ops(r);
+    register_shape_ops(r);
+    return r;
+  }();
+  return kRegistry;
+}
+
+namespace {
+DType storage_of(const std::vector<TensorInfo>& outputs) {
+  return outputs.empty() ? DType::kF32 : outputs.front().dtype;
+}
+std::vector<Shape> shapes_of(const std::vector<TensorInfo>& tensors) {
+  std::vector<Shape> out;
+  for (const auto& t : tensors) out.push_back(t.shape);
+  return out;
+}
+}  // namespace
+
+Operator ForwardContext::make(const std::string& suffix, OpClass op_class, double flops,
+                              double bytes_read, double bytes_written) const {
+  Operator op;
+  op.name = layer.name + "." + suffix;
+  op.layer = layer.name;
+  op.kind = layer.kind;
+  op.op_class = op_class;
+  op.phase = Phase::kForward;
+  op.precision = precision;
+  op.dtype = storage_of(outputs);
+  op.input_shapes = shapes_of(inputs);
+  op.output_shape = outputs.empty() ? Shape{} : outputs.front().shape;
+  op.flops = flops;
+  op.bytes_read = bytes_read;
+  op.bytes_written = bytes_written;
+  return op;
+}
+
+Operator BackwardContext::make(const std::string& suffix, OpClass op_class, Phase phase,
+                               double flops, double bytes_read, double bytes_written) const {
+  Operator op;
+  op.name = layer.name + "." + suffix;
+  op.layer = layer.name;
+  op.kind = layer.kind;
+  op.op_class = op_class;
+  op.phase = phase;
+  op.precision = precision;
+  op.dtype = storage_of(outputs);
+  op.input_shapes = shapes_of(outputs);
+  op.output_shape = inputs.empty() ? Shape{} : inputs.front().shape;
+  op.flops = flops;
+  op.bytes_read = bytes_read;
+  op.bytes_written = bytes_written;
+  return op;
+}
+
+}  // namespace amdahl::graphs

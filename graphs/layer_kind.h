@@ -1,0 +1,149 @@
+#pragma once
+// The operator table: every layer kind is registered once with its parameters, shape
+// inference, weights, and forward and backward lowering rules (style.md rule 6). Rules
+// write their FLOP and byte formulas in one place; importers (ONNX) map onto these kinds.
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graphs/layer.h"
+#include "graphs/op_graph.h"
+#include "graphs/tensor.h"
+
+namespace amdahl::graphs {
+
+class ForwardContext;
+class BackwardContext;
+
+struct Weight {
+  std::string name;  // "weight", "bias"
+  std::int64_t elements = 0;
+};
+
+struct LayerKind {
+  std::string name;                          // "conv2d"
+  std::string summary;                       // one line for `describe ops`
+  OpClass op_class = OpClass::kElementwise;  // the class of its main forward op
+  std::vector<ParamDecl> params;
+  int min_inputs = 1;
+  int max_inputs = 1;          // -1: any number
+  bool is_loss = false;        // dropped in inference mode; backward starts here
+  bool differentiable = true;  // false: no gradient flows through (e.g. argmax, shape ops)
+
+  // Output tensors from input tensors. Throws UserError (use layer.error_prefix()) on a
+  // shape mismatch.
+  std::function<std::vector<TensorInfo>(const Layer&, const std::vector<TensorInfo>&)> infer;
+  // Trainable tensors; empty for layers without weights.
+  std::function<std::vector<Weight>(const Layer&, const std::vector<TensorInfo>&)> weights;
+  // Emits the forward ops (none for views such as flatten).
+  std::function<void(ForwardContext&)> forward;
+  // Emits the backward ops: data gradients for inputs that need them, weight gradients.
+  std::function<void(BackwardContext&)> backward;
+};
+
+class LayerRegistry {
+ public:
+  // Throws InternalError on a duplicate name.
+  void add(LayerKind kind);
+  // Throws UserError naming the unknown kind and listing the known ones.
+  const LayerKind& get(const std::string& name) const;
+  const LayerKind* find(const std::string& name) const;
+  std::vector<std::string> names() const;
+  const std::map<std::string, LayerKind>& kinds() const { return kinds_; }
+
+ private:
+  std::map<std::string, LayerKind> kinds_;
+};
+
+// The registry with every built-in kind, built on first use by explicit registration.
+const LayerRegistry& layer_registry();
+
+// Context handed to forward rules. Ops emitted are chained: the first depends on the
+// producers of the layer's inputs, each later one on the one before.
+class ForwardContext {
+ public:
+  ForwardContext(const Layer& layer, const std::vector<TensorInfo>& inputs,
+                 const std::vector<TensorInfo>& outputs, Precision precision, bool training)
+      : layer(layer), inputs(inputs), outputs(outputs), precision(precision), training(training) {}
+
+  const Layer& layer;
+  const std::vector<TensorInfo>& inputs;
+  const std::vector<TensorInfo>& outputs;
+  Precision precision;
+  bool training;
+
+  const TensorInfo& in(std::size_t i = 0) const { return inputs.at(i); }
+  const TensorInfo& out(std::size_t i = 0) const { return outputs.at(i); }
+  // An operator of this layer with names, shapes, precision and dtype filled in.
+  Operator make(const std::string& suffix, OpClass op_class, double flops, double bytes_read,
+                double bytes_written) const;
+  void emit(Operator op) { emitted_.push_back(std::move(op)); }
+  std::vector<Operator>& emitted() { return emitted_; }
+
+ private:
+  std::vector<Operator> emitted_;
+};
+
+// Context handed to backward rules. emit() ops depend on the gradient of the layer's
+// outputs and on its forward ops (saved activations); emit_after() ops also on the op
+// emitted just before. Mark what each op produces with its grad_of_input / grad_of_weight.
+class BackwardContext {
+ public:
+  BackwardContext(const Layer& layer, const std::vector<TensorInfo>& inputs,
+                  const std::vector<TensorInfo>& outputs, std::vector<bool> needs_input_grad,
+                  Precision precision)
+      : layer(layer),
+        inputs(inputs),
+        outputs(outputs),
+        precision(precision),
+        needs_input_grad_(std::move(needs_input_grad)) {}
+
+  const Layer& layer;
+  const std::vector<TensorInfo>& inputs;
+  const std::vector<TensorInfo>& outputs;
+  Precision precision;
+
+  const TensorInfo& in(std::size_t i = 0) const { return inputs.at(i); }
+  const TensorInfo& out(std::size_t i = 0) const { return outputs.at(i); }
+  bool needs_input_grad(std::size_t i = 0) const {
+    return i < needs_input_grad_.size() && needs_input_grad_[i];
+  }
+  Operator make(const std::string& suffix, OpClass op_class, Phase phase, double flops,
+                double bytes_read, double bytes_written) const;
+
+  struct Emitted {
+    Operator op;
+    bool chained = false;
+    int grad_of_input = -1;   // this op produces d(loss)/d(input i)
+    int grad_of_weight = -1;  // this op produces d(loss)/d(weight w)
+  };
+  void emit(Operator op, int grad_of_input = -1, int grad_of_weight = -1) {
+    emitted_.push_back({std::move(op), false, grad_of_input, grad_of_weight});
+  }
+  void emit_after(Operator op, int grad_of_input = -1, int grad_of_weight = -1) {
+    emitted_.push_back({std::move(op), true, grad_of_input, grad_of_weight});
+  }
+  // The gradient of the output flows to input i unchanged (add, views): no op.
+  void pass_input_grad(std::size_t i) { passed_.push_back(i); }
+
+  std::vector<Emitted>& emitted() { return emitted_; }
+  const std::vector<std::size_t>& passed() const { return passed_; }
+
+ private:
+  std::vector<bool> needs_input_grad_;
+  std::vector<Emitted> emitted_;
+  std::vector<std::size_t> passed_;
+};
+
+// Registration of each op family (graphs/ops/*.cpp); called by layer_registry().
+void register_conv_ops(LayerRegistry& r);
+void register_linear_ops(LayerRegistry& r);
+void register_activation_ops(LayerRegistry& r);
+void register_pool_ops(LayerRegistry& r);
+void register_norm_ops(LayerRegistry& r);
+void register_loss_ops(LayerRegistry& r);
+void register_shape_ops(LayerRegistry& r);
+
+}  // namespace amdahl::graphs

@@ -1,0 +1,90 @@
+#pragma once
+// Networks before and after binding their symbolic sizes.
+//
+// Network      - as written in a network YAML file: sizes with defaults, inputs whose
+//                shapes are size expressions, layers whose parameters may be expressions.
+// BoundNetwork - every size bound (defaults, --batch, --set), every parameter concrete.
+//                Importers (ONNX) produce a BoundNetwork directly.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graphs/expr.h"
+#include "graphs/layer.h"
+#include "graphs/tensor.h"
+#include "util/diagnostics.h"
+
+namespace amdahl::graphs {
+
+struct SizeDecl {
+  std::string name;
+  std::int64_t default_value = 0;
+  bool has_default = false;
+  std::string description;
+};
+
+struct InputDecl {
+  std::string name;
+  std::vector<std::string> shape;  // size expressions
+  DType dtype = DType::kF32;
+  SourceLocation where;
+};
+
+// A layer parameter as written: a scalar's text, or a list's items.
+struct RawParam {
+  std::string text;
+  std::vector<std::string> items;
+  bool is_list = false;
+  SourceLocation where;
+};
+
+struct LayerDecl {
+  std::string name;
+  std::string kind;
+  std::vector<std::string> inputs;  // empty: the previous layer's output
+  std::map<std::string, RawParam> params;
+  std::string enabled;  // size expression; the layer exists when it is non-zero
+  SourceLocation where;
+};
+
+enum class OptimizerKind { kSgd, kMomentum, kAdam, kRmsprop };
+std::string_view optimizer_name(OptimizerKind k);
+
+struct Network {
+  std::string name;
+  std::string description;
+  std::string source;  // where the architecture comes from
+  std::string file;
+  std::vector<std::string> notes;  // variants and deviations, for `describe models`
+  std::vector<SizeDecl> sizes;
+  std::vector<InputDecl> inputs;
+  std::vector<LayerDecl> layers;
+  OptimizerKind optimizer = OptimizerKind::kSgd;
+};
+
+struct NamedTensor {
+  std::string name;
+  TensorInfo tensor;
+};
+
+struct BoundNetwork {
+  std::string name;
+  std::vector<NamedTensor> inputs;
+  std::vector<Layer> layers;
+  OptimizerKind optimizer = OptimizerKind::kSgd;
+  Bindings sizes;
+};
+
+// Parses a network file. Throws ConfigError with every problem located
+// (file:line:col: key: rule (got value)); unknown layer kinds and parameters list the
+// valid choices.
+Network load_network(const std::string& path);
+
+// Binds sizes: each size takes its default unless `overrides` sets it. Throws UserError for
+// an override of an unknown size (listing them), a size without default left unbound, a
+// non-positive size, or a parameter whose expression cannot be evaluated.
+BoundNetwork bind_sizes(const Network& network, const Bindings& overrides);
+
+}  // namespace amdahl::graphs

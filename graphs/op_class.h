@@ -1,0 +1,38 @@
+#pragma once
+// Operator classes and phases (design.md "Concepts").
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace amdahl::graphs {
+
+enum class OpClass {
+  kGemm,
+  kConv,
+  kRnn,
+  kAttention,
+  kElementwise,
+  kNormalization,
+  kReduction,
+  kSoftmax,
+  kEmbedding,
+  kPooling,
+  kDataMovement,
+  kTransfer,
+  kOptimizer,
+  kHost,
+};
+inline constexpr int kOpClassCount = 14;
+
+enum class Phase { kForward, kBackwardData, kBackwardWeight, kUpdate, kHost };
+inline constexpr int kPhaseCount = 5;
+
+// Names as used in files, tables and JSON: "gemm", "data_movement", "backward_data", ...
+std::string_view op_class_name(OpClass c);
+std::string_view phase_name(Phase p);
+std::optional<OpClass> parse_op_class(std::string_view name);
+std::vector<std::string> op_class_names();
+
+}  // namespace amdahl::graphs

@@ -1,0 +1,70 @@
+#pragma once
+// The operator DAG: vertices are operators, edges are tensors (bytes). Built on
+// Boost.Graph. Vertex order is program order: ops are added after everything they
+// depend on, so iterating ids 0..size()-1 is a topological order.
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graphs/op_class.h"
+#include "graphs/tensor.h"
+#include "util/precision.h"
+
+namespace amdahl::graphs {
+
+// The GEMM a GEMM-like op runs (conv as implicit GEMM): C[m x n] += A[m x k] B[k x n],
+// `batch` independent times. All zero for other ops.
+struct GemmDims {
+  std::int64_t m = 0, n = 0, k = 0, batch = 0;
+  bool empty() const { return m == 0; }
+};
+
+struct Operator {
+  std::string name;   // "conv1.bwd_data"
+  std::string layer;  // source layer, "conv1"
+  std::string kind;   // source layer kind, "conv2d"
+  OpClass op_class = OpClass::kElementwise;
+  Phase phase = Phase::kForward;
+  Precision precision = Precision::kFp32;  // math precision
+  DType dtype = DType::kF32;               // storage of its output
+  std::vector<Shape> input_shapes;
+  Shape output_shape;
+  double flops = 0;          // floating-point operations (1 FMA = 2)
+  double bytes_read = 0;     // minimum bytes read
+  double bytes_written = 0;  // minimum bytes written
+  GemmDims gemm;
+
+  double bytes() const { return bytes_read + bytes_written; }
+  double intensity() const { return bytes() > 0 ? flops / bytes() : 0; }
+};
+
+struct TensorEdge {
+  double bytes = 0;
+};
+
+using Graph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Operator, TensorEdge>;
+using OpId = std::size_t;
+inline constexpr OpId kNoOp = static_cast<OpId>(-1);
+
+class OpGraph {
+ public:
+  OpId add(Operator op) { return boost::add_vertex(std::move(op), graph_); }
+  // `to` consumes `bytes` produced by `from`; from < to is required (program order).
+  void depend(OpId from, OpId to, double bytes);
+
+  std::size_t size() const { return boost::num_vertices(graph_); }
+  std::size_t edge_count() const { return boost::num_edges(graph_); }
+  const Operator& op(OpId id) const { return graph_[id]; }
+  Operator& op(OpId id) { return graph_[id]; }
+  std::vector<OpId> predecessors(OpId id) const;
+  std::vector<OpId> successors(OpId id) const;
+  const Graph& graph() const { return graph_; }
+
+ private:
+  Graph graph_;
+};
+
+}  // namespace amdahl::graphs

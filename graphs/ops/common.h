@@ -1,0 +1,76 @@
+#pragma once
+// Helpers shared by the op families: parameter declarations, shape checks, and the
+// elementwise FLOP/byte rule that many kinds follow.
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "graphs/layer_kind.h"
+#include "util/error.h"
+
+namespace amdahl::graphs::ops {
+
+inline ParamDecl int_param(std::string name, std::string description, std::string def = {}) {
+  return ParamDecl{std::move(name), ParamType::kInt,        def.empty(),
+                   std::move(def),  std::move(description), {}};
+}
+inline ParamDecl ints_param(std::string name, std::string description, std::string def = {}) {
+  return ParamDecl{std::move(name), ParamType::kInts,       def.empty(),
+                   std::move(def),  std::move(description), {}};
+}
+inline ParamDecl float_param(std::string name, std::string description, std::string def) {
+  return ParamDecl{std::move(name), ParamType::kFloat,      false,
+                   std::move(def),  std::move(description), {}};
+}
+inline ParamDecl bool_param(std::string name, std::string description, std::string def) {
+  return ParamDecl{std::move(name), ParamType::kBool,       false,
+                   std::move(def),  std::move(description), {}};
+}
+inline ParamDecl choice_param(std::string name, std::vector<std::string> choices,
+                              std::string description, std::string def) {
+  return ParamDecl{std::move(name), ParamType::kChoice,     def.empty(),
+                   std::move(def),  std::move(description), std::move(choices)};
+}
+
+// Throws a UserError located at the layer unless `ok`.
+inline void check(bool ok, const Layer& layer, const std::string& what) {
+  if (!ok) throw UserError(fmt::format("{}: {}", layer.error_prefix(), what));
+}
+
+inline void expect_rank(const Layer& layer, const TensorInfo& t, std::size_t rank,
+                        const char* layout) {
+  check(t.shape.size() == rank, layer,
+        fmt::format("expects a rank-{} input {} (got {})", rank, layout, shape_str(t.shape)));
+}
+
+inline double d(std::int64_t v) { return static_cast<double>(v); }
+
+// Elementwise over the output: `flops_per_element` per element, reads every input, writes
+// the output.
+inline Operator elementwise_forward(const ForwardContext& ctx, const std::string& suffix,
+                                    double flops_per_element,
+                                    OpClass op_class = OpClass::kElementwise) {
+  double read = 0;
+  for (const auto& t : ctx.inputs) read += t.bytes();
+  return ctx.make(suffix, op_class, flops_per_element * d(ctx.out().elements()), read,
+                  ctx.out().bytes());
+}
+
+// The backward of an elementwise op: reads the output gradient and `saved` tensors of the
+// output's size, writes the input gradient.
+inline Operator elementwise_backward(const BackwardContext& ctx, const std::string& suffix,
+                                     double flops_per_element, int saved_tensors) {
+  const double n = d(ctx.in().elements());
+  const double e = ctx.out().bytes() / std::max(1.0, d(ctx.out().elements()));
+  return ctx.make(suffix, OpClass::kElementwise, Phase::kBackwardData, flops_per_element * n,
+                  (1 + saved_tensors) * n * e, ctx.in().bytes());
+}
+
+// The same layer with the same inputs, output same shape as the first input.
+inline std::vector<TensorInfo> same_as_input(const Layer&, const std::vector<TensorInfo>& in) {
+  return {in.front()};
+}
+
+}  // namespace amdahl::graphs::ops

@@ -1,0 +1,129 @@
+// Convolution (2-D, NCHW, groups, dilation, stride, padding). FLOPs count the direct
+// convolution, 2*N*K*P*Q*(C/g)*R*S (DeepBench's convention); convolution runs as an
+// implicit GEMM with m = N*P*Q, n = K, k = (C/g)*R*S per group.
+
+#include <cmath>
+
+#include "graphs/ops/common.h"
+
+namespace amdahl::graphs {
+namespace {
+using namespace ops;
+
+struct ConvGeometry {
+  std::int64_t n, c, h, w, k, r, s, p, q, groups;
+  std::int64_t stride_h, stride_w;
+  double macs_per_output() const { return d(c / groups) * d(r) * d(s); }
+  double forward_flops() const { return 2.0 * d(n) * d(k) * d(p) * d(q) * macs_per_output(); }
+};
+
+// Output size of one spatial dim. padding "same" follows TensorFlow (ceil(in/stride)),
+// "valid" pads nothing, an integer pads both sides.
+std::int64_t out_dim(const Layer& layer, std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                     std::int64_t dilation, std::int64_t pad, const std::string& mode) {
+  if (mode == "same") return (in + stride - 1) / stride;
+  const std::int64_t effective = dilation * (kernel - 1) + 1;
+  const std::int64_t padded = in + (mode == "valid" ? 0 : 2 * pad);
+  check(padded >= effective, layer,
+        fmt::format("kernel {} (dilated {}) is larger than the padded input {}", kernel, effective,
+                    padded));
+  return (padded - effective) / stride + 1;
+}
+
+ConvGeometry geometry(const Layer& layer, const TensorInfo& x) {
+  expect_rank(layer, x, 4, "[N, C, H, W]");
+  ConvGeometry g{};
+  g.n = x.shape[0];
+  g.c = x.shape[1];
+  g.h = x.shape[2];
+  g.w = x.shape[3];
+  g.k = layer.get_int("out_channels");
+  g.groups = layer.get_int("groups");
+  const auto kernel = layer.get_ints("kernel", 2);
+  const auto stride = layer.get_ints("stride", 2);
+  const auto dilation = layer.get_ints("dilation", 2);
+  const auto pad = layer.get_ints("padding", 2);
+  const std::string& mode = layer.get_string("padding_mode");
+  check(
+      g.groups > 0 && g.c % g.groups == 0 && g.k % g.groups == 0, layer,
+      fmt::format("groups {} must divide in channels {} and out_channels {}", g.groups, g.c, g.k));
+  g.r = kernel[0];
+  g.s = kernel[1];
+  g.stride_h = stride[0];
+  g.stride_w = stride[1];
+  g.p = out_dim(layer, g.h, g.r, stride[0], dilation[0], pad[0], mode);
+  g.q = out_dim(layer, g.w, g.s, stride[1], dilation[1], pad[1], mode);
+  return g;
+}
+
+std::vector<TensorInfo> infer(const Layer& layer, const std::vector<TensorInfo>& in) {
+  const ConvGeometry g = geometry(layer, in.front());
+  return {TensorInfo{{g.n, g.k, g.p, g.q}, in.front().dtype}};
+}
+
+std::vector<Weight> weights(const Layer& layer, const std::vector<TensorInfo>& in) {
+  const ConvGeometry g = geometry(layer, in.front());
+  std::vector<Weight> w{{"weight", g.k * (g.c / g.groups) * g.r * g.s}};
+  if (layer.get_bool("bias")) w.push_back({"bias", g.k});
+  return w;
+}
+
+void forward(ForwardContext& ctx) {
+  const ConvGeometry g = geometry(ctx.layer, ctx.in());
+  const double e = dtype_bytes(ctx.in().dtype);
+  const double weight_bytes = e * d(g.k * (g.c / g.groups) * g.r * g.s);
+  const bool bias = ctx.layer.get_bool("bias");
+  const double flops = g.forward_flops() + (bias ? d(ctx.out().elements()) : 0.0);
+  Operator op =
+      ctx.make("fwd", OpClass::kConv, flops,
+               ctx.in().bytes() + weight_bytes + (bias ? e * d(g.k) : 0.0), ctx.out().bytes());
+  op.gemm = {g.n * g.p * g.q, g.k / g.groups, (g.c / g.groups) * g.r * g.s, g.groups};
+  ctx.emit(std::move(op));
+}
+
+void backward(BackwardContext& ctx) {
+  const ConvGeometry g = geometry(ctx.layer, ctx.in());
+  const double e = dtype_bytes(ctx.in().dtype);
+  const double weight_bytes = e * d(g.k * (g.c / g.groups) * g.r * g.s);
+  if (ctx.needs_input_grad(0)) {
+    // dX = dY (*) W^T: the same MACs as the forward pass.
+    Operator op = ctx.make("bwd_data", OpClass::kConv, Phase::kBackwardData, g.forward_flops(),
+                           ctx.out().bytes() + weight_bytes, ctx.in().bytes());
+    op.gemm = {g.n * g.h * g.w, g.c / g.groups, (g.k / g.groups) * g.r * g.s, g.groups};
+    ctx.emit(std::move(op), 0);
+  }
+  // dW = X^T (*) dY: the same MACs again.
+  Operator dw = ctx.make("bwd_weight", OpClass::kConv, Phase::kBackwardWeight, g.forward_flops(),
+                         ctx.out().bytes() + ctx.in().bytes(), weight_bytes);
+  dw.gemm = {g.k / g.groups, (g.c / g.groups) * g.r * g.s, g.n * g.p * g.q, g.groups};
+  ctx.emit(std::move(dw), -1, 0);
+  if (ctx.layer.get_bool("bias")) {
+    ctx.emit(ctx.make("bwd_bias", OpClass::kReduction, Phase::kBackwardWeight,
+                      d(ctx.out().elements()), ctx.out().bytes(), e * d(g.k)),
+             -1, 1);
+  }
+}
+
+}  // namespace
+
+void register_conv_ops(LayerRegistry& r) {
+  r.add(LayerKind{
+      .name = "conv2d",
+      .summary = "2-D convolution, NCHW; groups, dilation, stride, padding (int, same, valid)",
+      .op_class = OpClass::kConv,
+      .params = {int_param("out_channels", "output channels K"),
+                 ints_param("kernel", "kernel R x S (one value or [R, S])"),
+                 ints_param("stride", "stride", "1"),
+                 ints_param("padding", "zero padding per side", "0"),
+                 choice_param("padding_mode", {"explicit", "same", "valid"},
+                              "explicit uses `padding`; same/valid as TensorFlow", "explicit"),
+                 ints_param("dilation", "dilation", "1"), int_param("groups", "groups", "1"),
+                 bool_param("bias", "add a bias", "true")},
+      .infer = infer,
+      .weights = weights,
+      .forward = forward,
+      .backward = backward,
+  });
+}
+
+}  // namespace amdahl::graphs

@@ -1,0 +1,79 @@
+// Normalization layers. Batch norm (training) reads the input twice (statistics, then
+// normalize) and writes it once; its backward reads input and output gradient twice
+// (two reductions, then the elementwise gradient). LRN sums a window of 2r+1 channels.
+
+#include "graphs/ops/common.h"
+
+namespace amdahl::graphs {
+namespace {
+using namespace ops;
+
+std::vector<Weight> batchnorm_weights(const Layer&, const std::vector<TensorInfo>& in) {
+  const std::int64_t c = in.front().shape.size() > 1 ? in.front().shape[1] : 1;
+  return {{"weight", c}, {"bias", c}};
+}
+
+void batchnorm_forward(ForwardContext& ctx) {
+  const double n = d(ctx.in().elements());
+  // Training: mean and variance (3 FLOPs/element) then scale-shift (4 FLOPs/element).
+  // Inference: the running statistics fold into one scale-shift pass.
+  const double passes = ctx.training ? 2.0 : 1.0;
+  ctx.emit(ctx.make("fwd", OpClass::kNormalization, (ctx.training ? 7.0 : 2.0) * n,
+                    passes * ctx.in().bytes(), ctx.out().bytes()));
+}
+
+void batchnorm_backward(BackwardContext& ctx) {
+  const double n = d(ctx.in().elements());
+  const std::int64_t c = ctx.in().shape.size() > 1 ? ctx.in().shape[1] : 1;
+  const double e = dtype_bytes(ctx.in().dtype);
+  // One op as cuDNN runs it: reductions of dy and dy*x-hat (dgamma, dbeta), then dx.
+  Operator op = ctx.make("bwd", OpClass::kNormalization, Phase::kBackwardData, 9.0 * n,
+                         2.0 * (ctx.out().bytes() + ctx.in().bytes()),
+                         (ctx.needs_input_grad(0) ? ctx.in().bytes() : 0.0) + 2.0 * e * d(c));
+  ctx.emit(std::move(op), ctx.needs_input_grad(0) ? 0 : -1, 0);
+}
+
+}  // namespace
+
+void register_norm_ops(LayerRegistry& r) {
+  r.add(LayerKind{
+      .name = "batchnorm2d",
+      .summary = "batch normalization over N, H, W per channel (learned scale and shift)",
+      .op_class = OpClass::kNormalization,
+      .params = {float_param("eps", "variance epsilon", "1e-5")},
+      .infer =
+          [](const Layer& layer, const std::vector<TensorInfo>& in) {
+            check(in.front().shape.size() >= 2, layer,
+                  fmt::format("expects [N, C, ...] (got {})", shape_str(in.front().shape)));
+            return same_as_input(layer, in);
+          },
+      .weights = batchnorm_weights,
+      .forward = batchnorm_forward,
+      .backward = batchnorm_backward,
+  });
+  r.add(LayerKind{
+      .name = "lrn",
+      .summary = "local response normalization across 2r+1 channels (AlexNet)",
+      .op_class = OpClass::kNormalization,
+      .params = {int_param("depth_radius", "r: channels on each side", "2"),
+                 float_param("bias", "k", "1"), float_param("alpha", "alpha", "1e-4"),
+                 float_param("beta", "beta", "0.75")},
+      .infer = same_as_input,
+      .forward =
+          [](ForwardContext& ctx) {
+            // Window sum of squares (2r+1 FMAs), then bias, power and multiply (3).
+            const double window = 2.0 * d(ctx.layer.get_int("depth_radius")) + 1.0;
+            ctx.emit(elementwise_forward(ctx, "fwd", 2.0 * window + 3.0, OpClass::kNormalization));
+          },
+      .backward =
+          [](BackwardContext& ctx) {
+            if (!ctx.needs_input_grad(0)) return;
+            const double window = 2.0 * d(ctx.layer.get_int("depth_radius")) + 1.0;
+            Operator op = elementwise_backward(ctx, "bwd", 4.0 * window + 6.0, 2);
+            op.op_class = OpClass::kNormalization;
+            ctx.emit(std::move(op), 0);
+          },
+  });
+}
+
+}  // namespace amdahl::graphs

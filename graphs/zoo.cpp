@@ -1,0 +1,36 @@
+#include "graphs/zoo.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::graphs {
+namespace fs = std::filesystem;
+
+std::string zoo_dir() {
+  if (const char* env = std::getenv("AMDAHL_ZOO"); env && *env) return env;
+  return AMDAHL_ZOO_DIR;
+}
+
+std::vector<std::string> zoo_names() {
+  std::vector<std::string> names;
+  if (!fs::is_directory(zoo_dir())) return names;
+  for (const auto& entry : fs::directory_iterator(zoo_dir()))
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Network load_zoo_network(const std::string& name) {
+  const auto names = zoo_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw UserError(fmt::format("unknown model '{}'; {}", name, suggestion(name, names)));
+  return load_network((fs::path(zoo_dir()) / (name + ".yaml")).string());
+}
+
+}  // namespace amdahl::graphs

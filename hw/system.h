@@ -1,0 +1,117 @@
+#pragma once
+// SystemSpec: devices, links, runtime and topology of one machine, in SI units, validated.
+// Built by load_system() from YAML; immutable plain structs afterwards (style.md rule 5).
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/precision.h"
+
+namespace amdahl::hw {
+
+enum class DeviceKind { kCpu, kGpu, kAccelerator };
+enum class ComputeUnit { kFma, kTensor, kSimd, kMatrix };
+
+std::string_view device_kind_name(DeviceKind k);
+std::string_view compute_unit_name(ComputeUnit u);
+
+struct PeakRate {
+  double flops_per_s = 0;
+  ComputeUnit unit = ComputeUnit::kFma;
+};
+
+struct MemorySpec {
+  double capacity_bytes = 0;
+  double bandwidth_bytes_per_s = 0;
+  double l2_bytes = 0;  // 0 when not given
+};
+
+// Calibrated efficiency of one op class on one device (see model/efficiency.h for the
+// formulas that use these parameters). Fractions are of the device's roofline.
+struct ClassEfficiency {
+  double compute = 0;  // fraction of peak FLOP/s reached by a large, well-shaped op
+  double memory = 0;   // fraction of peak bandwidth reached by a large op
+  int tile_m = 0;      // GEMM/conv output tile (0: no tile quantization)
+  int tile_n = 0;
+  double k_half = 0;          // reduction depth at which half of `compute` is reached (0: none)
+  double latency_s = 0;       // fixed time per op beyond the launch latency
+  double half_bytes = 0;      // bytes at which a memory-bound op reaches half its bandwidth
+  double thread_scaling = 0;  // CPU only: parallel fraction for Amdahl thread scaling (0: ideal)
+};
+
+struct DeviceSpec {
+  std::string name;   // instance name in the system ("gpu0")
+  std::string model;  // "Tesla P100 SXM2 16GB"
+  std::string file;   // where it was read
+  DeviceKind kind = DeviceKind::kGpu;
+  int parallel_units = 1;  // SMs or cores
+  double clock_hz = 0;
+  std::map<Precision, PeakRate> peak;
+  MemorySpec memory;
+  double launch_latency_s = 0;
+  int copy_engines = 1;
+  bool calibrated = false;
+  std::string calibration_source;
+  std::map<std::string, ClassEfficiency> efficiency;  // by op class name, plus "default"
+  std::vector<std::string> assumptions;               // defaults applied while loading
+
+  // The peak for `p`, falling back to fp32 for tf32 when the device has no TF32 unit.
+  // nullopt when the device has no rate at that precision.
+  std::optional<PeakRate> peak_for(Precision p) const;
+  // The efficiency for `op_class`, or the "default" entry.
+  const ClassEfficiency& efficiency_for(const std::string& op_class) const;
+};
+
+struct LinkSpec {
+  std::string name;
+  std::string from;
+  std::string to;
+  std::string model;
+  double bandwidth_bytes_per_s = 0;  // nominal, per direction
+  double latency_s = 0;
+  double h2d_pinned = 0;  // achieved bandwidths (B/s), host to device / device to host
+  double d2h_pinned = 0;
+  double h2d_pageable = 0;
+  double d2h_pageable = 0;
+  bool calibrated = false;
+  std::vector<std::string> assumptions;
+};
+
+enum class SyncPoint { kEndOfStep, kAfterLoss, kNone };
+enum class OptimizerMode { kPerTensor, kFused };
+
+struct RuntimeSpec {
+  std::string name;
+  double dispatch_per_op_s = 0;  // host time to issue one op
+  double sync_latency_s = 0;     // host<->device round trip at a synchronization point
+  SyncPoint sync = SyncPoint::kEndOfStep;
+  OptimizerMode optimizer = OptimizerMode::kPerTensor;
+  bool graph_capture = false;
+  bool pinned_inputs = true;
+  bool calibrated = false;
+  std::vector<std::string> assumptions;
+};
+
+struct SystemSpec {
+  std::string name;
+  std::string description;
+  std::string file;
+  std::vector<DeviceSpec> devices;
+  std::vector<LinkSpec> links;
+  RuntimeSpec runtime;
+  std::string default_device;
+
+  // Throws UserError listing the valid names when `name` is not a device.
+  const DeviceSpec& device(const std::string& name) const;
+  // The host CPU that drives `accelerator` (the far end of its link to a CPU), else the
+  // first CPU; nullptr when the system has none.
+  const DeviceSpec* host_of(const std::string& accelerator) const;
+  // The link joining a and b in either direction, or nullptr.
+  const LinkSpec* link_between(const std::string& a, const std::string& b) const;
+  // Whether any number used from this system is uncalibrated.
+  std::vector<std::string> uncalibrated_parts() const;
+};
+
+}  // namespace amdahl::hw

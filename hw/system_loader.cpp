@@ -1,0 +1,254 @@
+#include "hw/system_loader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "hw/system_schema.h"
+#include "util/error.h"
+#include "util/suggest.h"
+#include "util/yaml_file.h"
+
+namespace amdahl::hw {
+namespace fs = std::filesystem;
+
+namespace {
+
+Record read_file(const YamlFile& file, const std::vector<Field>& schema) {
+  Diagnostics diags;
+  if (!file.root.IsMap()) {
+    diags.add(file.where(file.root), "", "expected a map at the top level",
+              describe_node(file.root));
+    diags.throw_if_any();
+  }
+  Record r = read_record(file, file.root, schema, "", diags);
+  diags.throw_if_any();
+  return r;
+}
+
+ClassEfficiency to_efficiency(const Record& r) {
+  ClassEfficiency e;
+  e.compute = r.number("compute");
+  e.memory = r.number("memory");
+  e.tile_m = static_cast<int>(r.integer("tile_m"));
+  e.tile_n = static_cast<int>(r.integer("tile_n"));
+  e.k_half = r.number("k_half");
+  e.latency_s = r.number("latency");
+  e.half_bytes = r.number("half_bytes");
+  e.thread_scaling = r.number("thread_scaling");
+  return e;
+}
+
+DeviceSpec to_device(const Record& r, const YamlFile& file) {
+  DeviceSpec d;
+  d.model = r.text("name");
+  d.file = file.path;
+  const std::string& kind = r.text("kind");
+  d.kind = kind == "cpu" ? DeviceKind::kCpu
+                         : (kind == "gpu" ? DeviceKind::kGpu : DeviceKind::kAccelerator);
+  d.parallel_units = static_cast<int>(r.integer("parallel_units"));
+  d.clock_hz = r.number_or("clock", 0);
+  Diagnostics diags;
+  bool has_fp32 = false;
+  if (r.has("peak")) {
+    for (const Record& p : r.list("peak")) {
+      const auto precision = parse_precision(p.name());
+      const std::string& unit = p.text("unit");
+      ComputeUnit u = ComputeUnit::kFma;
+      if (unit == "tensor")
+        u = ComputeUnit::kTensor;
+      else if (unit == "simd")
+        u = ComputeUnit::kSimd;
+      else if (unit == "matrix")
+        u = ComputeUnit::kMatrix;
+      d.peak[*precision] = PeakRate{p.number("rate"), u};
+      has_fp32 = has_fp32 || *precision == Precision::kFp32;
+    }
+  }
+  if (!has_fp32) diags.add(r.where(), "peak.fp32", "required key is missing (peak fp32 rate)");
+  const Record& m = r.map("memory");
+  d.memory = MemorySpec{m.number("capacity"), m.number("bandwidth"), m.number_or("l2_cache", 0)};
+  d.launch_latency_s = r.number("launch_latency");
+  d.copy_engines = static_cast<int>(r.integer("copy_engines"));
+  d.calibrated = r.boolean("calibrated");
+  d.calibration_source = r.text_or("calibration", "");
+  if (d.calibrated && d.calibration_source.empty())
+    diags.add(r.where(), "calibration", "required when calibrated is true (name the measurements)");
+  if (r.has("efficiency"))
+    for (const Record& e : r.list("efficiency")) d.efficiency[e.name()] = to_efficiency(e);
+  if (!d.efficiency.count("default")) {
+    d.efficiency["default"] = ClassEfficiency{0.75, 0.8};
+    d.assumptions.push_back(fmt::format(
+        "{}: efficiency.default not given; using compute 0.75, memory 0.8 of the roofline",
+        d.model));
+  }
+  // Efficiency model terms that default to 0 are switched off, not assumed; the fractions are.
+  for (const auto& p : r.defaulted_paths()) {
+    const bool model_term_off = p.starts_with("efficiency.") && p.ends_with(" = 0");
+    const bool zero_quantity =
+        p.starts_with("efficiency.") && (p.ends_with(" = 0 s") || p.ends_with(" = 0 B"));
+    if (!model_term_off && !zero_quantity)
+      d.assumptions.push_back(fmt::format("{}: {}", d.model, p));
+  }
+  diags.throw_if_any();
+  return d;
+}
+
+LinkSpec to_link(const Record& r) {
+  LinkSpec l;
+  l.model = r.text("name");
+  l.bandwidth_bytes_per_s = r.number("bandwidth");
+  l.latency_s = r.number("latency");
+  l.calibrated = r.boolean("calibrated");
+  auto achieved = [&](const char* key) {
+    if (r.has(key)) return r.number(key);
+    l.assumptions.push_back(
+        fmt::format("{}: {} not measured; using the nominal {}", l.model, key,
+                    format_quantity(l.bandwidth_bytes_per_s, Dimension::kBandwidth)));
+    return l.bandwidth_bytes_per_s;
+  };
+  l.h2d_pinned = achieved("h2d_pinned");
+  l.d2h_pinned = achieved("d2h_pinned");
+  l.h2d_pageable = achieved("h2d_pageable");
+  l.d2h_pageable = achieved("d2h_pageable");
+  return l;
+}
+
+RuntimeSpec to_runtime(const Record& r) {
+  RuntimeSpec rt;
+  rt.name = r.text("name");
+  rt.dispatch_per_op_s = r.number("dispatch_per_op");
+  rt.sync_latency_s = r.number("sync_latency");
+  const std::string& sync = r.text("sync");
+  rt.sync = sync == "end_of_step"
+                ? SyncPoint::kEndOfStep
+                : (sync == "after_loss" ? SyncPoint::kAfterLoss : SyncPoint::kNone);
+  rt.optimizer = r.text("optimizer") == "fused" ? OptimizerMode::kFused : OptimizerMode::kPerTensor;
+  rt.graph_capture = r.boolean("graph_capture");
+  rt.pinned_inputs = r.boolean("pinned_inputs");
+  rt.calibrated = r.boolean("calibrated");
+  for (const auto& p : r.defaulted_paths()) rt.assumptions.push_back(p);
+  return rt;
+}
+
+std::string resolve_include(const YamlFile& file, const std::string& include) {
+  const fs::path p(include);
+  if (p.is_absolute()) return p.string();
+  return (fs::path(file.path).parent_path() / p).lexically_normal().string();
+}
+
+}  // namespace
+
+std::string catalog_dir() {
+  if (const char* env = std::getenv("AMDAHL_CATALOG"); env && *env) return env;
+  return AMDAHL_CATALOG_DIR;
+}
+
+std::vector<std::string> catalog_system_names() {
+  std::vector<std::string> names;
+  const fs::path dir = fs::path(catalog_dir()) / "systems";
+  if (!fs::is_directory(dir)) return names;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+DeviceSpec load_device_file(const std::string& path) {
+  const YamlFile file = load_yaml_file(path);
+  return to_device(read_file(file, device_schema()), file);
+}
+
+LinkSpec load_link_file(const std::string& path) {
+  const YamlFile file = load_yaml_file(path);
+  return to_link(read_file(file, link_schema()));
+}
+
+SystemSpec load_system(const std::string& name_or_path) {
+  std::string path = name_or_path;
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                               name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
+  if (!looks_like_path) {
+    const auto names = catalog_system_names();
+    if (std::find(names.begin(), names.end(), name_or_path) == names.end())
+      throw UserError(
+          fmt::format("unknown system '{}'; {}", name_or_path, suggestion(name_or_path, names)));
+    path = (fs::path(catalog_dir()) / "systems" / (name_or_path + ".yaml")).string();
+  } else if (!fs::exists(path)) {
+    throw UserError(fmt::format("{}: no such system file (catalog systems: {})", path,
+                                join(catalog_system_names())));
+  }
+
+  const YamlFile file = load_yaml_file(path);
+  const Record r = read_file(file, system_schema());
+  SystemSpec s;
+  s.name = r.text("name");
+  s.description = r.text("description");
+  s.file = path;
+  s.default_device = r.text("default_device");
+  s.runtime = to_runtime(r.map("runtime"));
+
+  // Included files are validated on their own; their errors carry their own locations.
+  std::vector<Diagnostic> problems;
+  auto collect = [&](const std::exception& e, const Value& where, const std::string& key) {
+    if (const auto* ce = dynamic_cast<const ConfigError*>(&e)) {
+      problems.insert(problems.end(), ce->items().begin(), ce->items().end());
+    } else {
+      problems.push_back(Diagnostic{where.where, key, e.what(), ""});
+    }
+  };
+  std::vector<std::string> device_names;
+  std::vector<std::string> failed_devices;  // their links are not checked again
+  for (const Record& d : r.list("devices")) {
+    try {
+      DeviceSpec spec = load_device_file(resolve_include(file, d.text("include")));
+      spec.name = d.text("name");
+      device_names.push_back(spec.name);
+      s.devices.push_back(std::move(spec));
+    } catch (const UserError& e) {
+      failed_devices.push_back(d.text("name"));
+      collect(e, d.value("include"), d.path() + ".include");
+    }
+  }
+  Diagnostics diags;
+  if (r.has("links")) {
+    for (const Record& l : r.list("links")) {
+      for (const char* end : {"from", "to"}) {
+        const std::string& dev = l.text(end);
+        if (std::find(device_names.begin(), device_names.end(), dev) == device_names.end() &&
+            std::find(failed_devices.begin(), failed_devices.end(), dev) == failed_devices.end())
+          diags.add(l.value(end).where, l.path() + "." + end,
+                    fmt::format("unknown device; {}", suggestion(dev, device_names)),
+                    fmt::format("'{}'", dev));
+      }
+      try {
+        LinkSpec spec = load_link_file(resolve_include(file, l.text("include")));
+        spec.name = l.text("name");
+        spec.from = l.text("from");
+        spec.to = l.text("to");
+        s.links.push_back(std::move(spec));
+      } catch (const UserError& e) {
+        collect(e, l.value("include"), l.path() + ".include");
+      }
+    }
+  }
+  if (!device_names.empty() &&
+      std::find(device_names.begin(), device_names.end(), s.default_device) == device_names.end())
+    diags.add(r.value("default_device").where, "default_device",
+              fmt::format("unknown device; {}", suggestion(s.default_device, device_names)),
+              fmt::format("'{}'", s.default_device));
+  problems.insert(problems.end(), diags.items().begin(), diags.items().end());
+  // A file included several times reports its problems once.
+  std::vector<Diagnostic> unique;
+  for (const auto& p : problems) {
+    bool seen = false;
+    for (const auto& u : unique) seen = seen || u.str() == p.str();
+    if (!seen) unique.push_back(p);
+  }
+  if (!unique.empty()) throw ConfigError(unique);
+  return s;
+}
+
+}  // namespace amdahl::hw

@@ -1,0 +1,26 @@
+#pragma once
+// Loading systems from YAML. Every file is parsed on its own against its schema; all
+// violations are collected and thrown as one ConfigError ("file:line:col: key: rule (got)").
+
+#include <string>
+#include <vector>
+
+#include "hw/system.h"
+
+namespace amdahl::hw {
+
+// The shipped catalog: hw/catalog/ in the source tree, or $AMDAHL_CATALOG when set.
+std::string catalog_dir();
+
+// Catalog system names (files in catalog/systems without .yaml), sorted.
+std::vector<std::string> catalog_system_names();
+
+// `name_or_path` is a catalog name ("minsky") or a path to a system YAML file.
+// Throws UserError for an unknown name (listing the catalog) or a missing file.
+SystemSpec load_system(const std::string& name_or_path);
+
+// One device or link file on its own (the instance name is left empty).
+DeviceSpec load_device_file(const std::string& path);
+LinkSpec load_link_file(const std::string& path);
+
+}  // namespace amdahl::hw

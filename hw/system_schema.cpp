@@ -1,0 +1,157 @@
+#include "hw/system_schema.h"
+
+#include "util/precision.h"
+
+namespace amdahl::hw {
+
+const std::vector<std::string>& efficiency_class_names() {
+  static const std::vector<std::string> kNames{
+      "gemm",          "conv",      "rnn",      "attention", "elementwise",
+      "normalization", "reduction", "softmax",  "embedding", "pooling",
+      "data_movement", "optimizer", "transfer", "host",      "default"};
+  return kNames;
+}
+
+namespace {
+
+std::vector<Field> efficiency_fields() {
+  return {
+      number_field("compute", "fraction of peak FLOP/s a large, well-shaped op reaches")
+          .fraction()
+          .def("0.75"),
+      number_field("memory", "fraction of peak bandwidth a large op reaches").fraction().def("0.8"),
+      int_field("tile_m", "output tile rows for tile and wave quantization (0: none)")
+          .non_negative()
+          .def("0"),
+      int_field("tile_n", "output tile columns for tile and wave quantization (0: none)")
+          .non_negative()
+          .def("0"),
+      number_field("k_half", "reduction depth reaching half of `compute` (0: none)")
+          .non_negative()
+          .def("0"),
+      quantity_field("latency", Dimension::kTime, "fixed time per op beyond launch latency")
+          .non_negative()
+          .def("0 s"),
+      quantity_field("half_bytes", Dimension::kBytes,
+                     "bytes at which a memory-bound op reaches half its bandwidth (0: none)")
+          .non_negative()
+          .def("0 B"),
+      number_field("thread_scaling", "CPU: parallel fraction for thread scaling (0: ideal)")
+          .non_negative()
+          .def("0"),
+      string_field("source", "where these parameters come from"),
+  };
+}
+
+}  // namespace
+
+const std::vector<Field>& device_schema() {
+  static const std::vector<Field> kFields{
+      string_field("name", "model name, e.g. 'Tesla P100 SXM2 16GB'").req(),
+      enum_field("kind", {"cpu", "gpu", "accelerator"}, "device kind").req(),
+      string_field("source", "datasheet, paper or file the numbers come from").req(),
+      string_field("note", "free text"),
+      int_field("parallel_units",
+                "SMs (GPU), cores (CPU) or engines: the unit of wave quantization")
+          .req()
+          .positive(),
+      quantity_field("clock", Dimension::kFrequency, "clock at which the peaks are quoted")
+          .positive(),
+      keyed_map_field(
+          "peak", precision_names(),
+          {quantity_field("rate", Dimension::kFlopRate, "peak rate").req().positive(),
+           enum_field("unit", {"fma", "tensor", "simd", "matrix"}, "the unit that delivers it")
+               .def("fma"),
+           string_field("source", "where the rate comes from")},
+          "peak FLOP/s per precision (fp32 required)"),
+      map_field("memory",
+                {quantity_field("capacity", Dimension::kBytes, "device memory").req().positive(),
+                 quantity_field("bandwidth", Dimension::kBandwidth, "peak memory bandwidth")
+                     .req()
+                     .positive(),
+                 quantity_field("l2_cache", Dimension::kBytes, "last-level cache").positive(),
+                 string_field("source", "where the memory figures come from")},
+                "memory")
+          .req(),
+      quantity_field("launch_latency", Dimension::kTime,
+                     "time from issue to start of a kernel on an idle device")
+          .req()
+          .non_negative(),
+      int_field("copy_engines", "DMA engines for copies that overlap compute").positive().def("1"),
+      bool_field("calibrated", "whether `efficiency` was fitted to measurements").req(),
+      string_field("calibration", "provenance of the fitted efficiencies (file, date, machine)"),
+      keyed_map_field("efficiency", efficiency_class_names(), efficiency_fields(),
+                      "per op class efficiency parameters; `default` applies to the rest"),
+  };
+  return kFields;
+}
+
+const std::vector<Field>& link_schema() {
+  static const std::vector<Field> kFields{
+      string_field("name", "link model, e.g. 'NVLink 1.0 x2'").req(),
+      string_field("source", "datasheet, paper or file the numbers come from").req(),
+      string_field("note", "free text"),
+      quantity_field("bandwidth", Dimension::kBandwidth, "nominal bandwidth per direction")
+          .req()
+          .positive(),
+      quantity_field("latency", Dimension::kTime, "per-copy latency").req().non_negative(),
+      quantity_field("h2d_pinned", Dimension::kBandwidth, "achieved host-to-device, pinned")
+          .positive(),
+      quantity_field("d2h_pinned", Dimension::kBandwidth, "achieved device-to-host, pinned")
+          .positive(),
+      quantity_field("h2d_pageable", Dimension::kBandwidth, "achieved host-to-device, pageable")
+          .positive(),
+      quantity_field("d2h_pageable", Dimension::kBandwidth, "achieved device-to-host, pageable")
+          .positive(),
+      bool_field("calibrated", "whether achieved bandwidths were measured").req(),
+  };
+  return kFields;
+}
+
+const std::vector<Field>& runtime_schema() {
+  static const std::vector<Field> kFields{
+      string_field("name", "software stack, e.g. 'tensorflow-1.x'").req(),
+      string_field("source", "where the overheads come from").req(),
+      quantity_field("dispatch_per_op", Dimension::kTime, "host time to issue one op")
+          .req()
+          .non_negative(),
+      quantity_field("sync_latency", Dimension::kTime, "host-device round trip at a sync point")
+          .non_negative()
+          .def("10 us"),
+      enum_field("sync", {"end_of_step", "after_loss", "none"},
+                 "where the host waits for the device")
+          .def("end_of_step"),
+      enum_field("optimizer", {"per_tensor", "fused"},
+                 "optimizer update: one op per tensor or fused")
+          .def("per_tensor"),
+      bool_field("graph_capture", "ops replayed from a captured graph (no per-op dispatch)")
+          .def("false"),
+      bool_field("pinned_inputs", "step inputs copied from pinned host memory").def("true"),
+      bool_field("calibrated", "whether the overheads were measured").req(),
+  };
+  return kFields;
+}
+
+const std::vector<Field>& system_schema() {
+  static const std::vector<Field> kFields{
+      string_field("name", "catalog name, e.g. 'minsky'").req(),
+      string_field("description", "one line").req(),
+      string_field("source", "where the topology comes from").req(),
+      list_field("devices",
+                 {string_field("name", "instance name, e.g. gpu0").req(),
+                  string_field("include", "device file, relative to this file").req()},
+                 "the devices")
+          .req(),
+      list_field(
+          "links",
+          {string_field("name", "instance name").req(), string_field("from", "device name").req(),
+           string_field("to", "device name").req(),
+           string_field("include", "link file, relative to this file").req()},
+          "the links (topology)"),
+      map_field("runtime", runtime_schema(), "the software runtime").req(),
+      string_field("default_device", "device that runs ops unless placed otherwise").req(),
+  };
+  return kFields;
+}
+
+}  // namespace amdahl::hw

@@ -1,0 +1,19 @@
+#pragma once
+// The schemas of the hardware files: each key declared once (hw/schema.h).
+
+#include <string>
+#include <vector>
+
+#include "hw/schema.h"
+
+namespace amdahl::hw {
+
+// Op class names that may carry an efficiency entry, plus "default".
+const std::vector<std::string>& efficiency_class_names();
+
+const std::vector<Field>& device_schema();   // hw/catalog/devices/*.yaml
+const std::vector<Field>& link_schema();     // hw/catalog/links/*.yaml
+const std::vector<Field>& runtime_schema();  // the `runtime:` map of a system
+const std::vector<Field>& system_schema();   // hw/catalog/systems/*.yaml
+
+}  // namespace amdahl::hw

@@ -1,0 +1,34 @@
+#pragma once
+// The cost of one operator on one device or link, and why it costs that: time, the
+// roofline terms, the efficiencies applied, the binding limit and utilizations
+// (style.md rule 7).
+
+#include <string>
+#include <string_view>
+
+namespace amdahl::model {
+
+enum class Bound { kCompute, kMemory, kLatency, kDispatch, kTransfer };
+inline constexpr int kBoundCount = 5;
+std::string_view bound_name(Bound b);
+
+struct OpCost {
+  double time_s = 0;      // what the op occupies its resource for
+  double compute_s = 0;   // FLOPs / (peak x compute efficiency)
+  double memory_s = 0;    // bytes / (bandwidth x memory efficiency)
+  double latency_s = 0;   // launch latency + fixed per-op latency
+  double transfer_s = 0;  // bytes / link bandwidth (transfers only)
+  Bound bound = Bound::kCompute;
+  double compute_efficiency = 0;  // fraction of peak applied
+  double memory_efficiency = 0;   // fraction of bandwidth applied
+  double peak_flops_per_s = 0;
+  double bandwidth_bytes_per_s = 0;
+  bool feasible = true;
+  std::string reason;  // why infeasible, or a note on a fallback used
+
+  // Achieved fraction of the device's peak FLOP/s and bandwidth over time_s.
+  double compute_utilization(double flops) const;
+  double memory_utilization(double bytes) const;
+};
+
+}  // namespace amdahl::model

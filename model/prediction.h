@@ -1,0 +1,53 @@
+#pragma once
+// predict(): place every op, cost it, simulate the step, and account for the time.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graphs/lower.h"
+#include "hw/system.h"
+#include "model/op_cost.h"
+#include "model/schedule.h"
+
+namespace amdahl::model {
+
+struct PredictOptions {
+  std::string device;  // empty: the system's default device
+  graphs::Mode mode = graphs::Mode::kTrain;
+  Precision precision = Precision::kFp32;
+  std::int64_t batch = 0;  // samples per step, for throughput
+};
+
+struct Prediction {
+  std::string workload;
+  std::string system;
+  std::string device;        // instance name, "gpu0"
+  std::string device_model;  // "Tesla P100 SXM2 16GB"
+  std::int64_t batch = 0;
+  graphs::Mode mode = graphs::Mode::kTrain;
+  Precision precision = Precision::kFp32;
+  double step_time_s = 0;
+  double samples_per_s = 0;
+  std::int64_t parameters = 0;
+  double total_flops = 0;
+  double total_bytes = 0;
+  std::size_t op_count = 0;
+  // Critical-path seconds; each map sums to step_time_s.
+  std::map<std::string, double> by_class;  // op class names, plus "dispatch" for host time
+  std::map<std::string, double> by_bound;  // compute, memory, latency, dispatch, transfer
+  std::map<std::string, double> by_phase;  // forward, backward_data, ..., plus "dispatch"
+  // Busy seconds per op class summed over all ops (ignores overlap).
+  std::map<std::string, double> busy_by_class;
+  std::vector<OpCost> costs;  // per op, in program order
+  std::vector<Resource> resources;
+  Schedule schedule;
+  std::vector<std::string> assumptions;
+};
+
+// Throws UserError for an unknown device name.
+Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
+                   const PredictOptions& options);
+
+}  // namespace amdahl::model

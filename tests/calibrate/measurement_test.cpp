@@ -1,0 +1,47 @@
+#include "calibrate/measurement.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "util/error.h"
+
+using namespace amdahl::calibrate;
+
+namespace {
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+}  // namespace
+
+TEST_CASE("measurement CSV round-trips with its provenance", "[calibrate]") {
+  MeasurementSet set;
+  set.provenance["device"] = "test";
+  set.rows.push_back({"gemm",
+                      "gemm",
+                      "fp32",
+                      {{"m", "64"}, {"n", "32"}, {"k", "16"}},
+                      2.0 * 64 * 32 * 16,
+                      4.0 * (64 * 16 + 16 * 32 + 64 * 32),
+                      1.5e-6,
+                      10});
+  const auto path = (std::filesystem::temp_directory_path() / "amdahl_meas.csv").string();
+  write_measurements(set, path);
+  const MeasurementSet back = read_measurements(path);
+  REQUIRE(back.rows.size() == 1);
+  CHECK(back.provenance.at("device") == "test");
+  CHECK(back.rows[0].shape_number("m") == 64);
+  CHECK(back.rows[0].time_s == Approx(1.5e-6));
+}
+
+TEST_CASE("measurement CSV: missing columns and non-positive times are errors", "[calibrate]") {
+  CHECK_THROWS_WITH(read_measurements(write_temp("m1.csv", "bench,op_class,precision\n")),
+                    Catch::Contains("missing column 'shape'"));
+  CHECK_THROWS_WITH(
+      read_measurements(write_temp("m2.csv",
+                                   "bench,op_class,precision,shape,flops,bytes,time_s,reps\n"
+                                   "gemm,gemm,fp32,m=1,2,3,0,1\n")),
+      Catch::Contains("m2.csv:2: time_s must be positive"));
+}

@@ -1,0 +1,27 @@
+# End-to-end checks of the amdahl binary: the main job's JSON and the exit status and located
+# message of bad inputs. Run by ctest with -DAMDAHL=<binary> -DFIXTURES=<dir>.
+
+function(expect_run expected_rc expected_text)
+  execute_process(COMMAND ${AMDAHL} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL expected_rc)
+    message(FATAL_ERROR "amdahl ${ARGN}: exit ${rc}, expected ${expected_rc}\n${out}\n${err}")
+  endif()
+  string(FIND "${out}${err}" "${expected_text}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "amdahl ${ARGN}: output lacks '${expected_text}'\n${out}\n${err}")
+  endif()
+endfunction()
+
+expect_run(0 "\"step_time_s\"" predict --model alexnet --system minsky --batch 128 --mode train --format json)
+expect_run(0 "\"by_bound\"" predict --model alexnet --system minsky --batch 128 --mode train --format json)
+expect_run(2 "no/such.yaml: no such system file" predict --model alexnet --system no/such.yaml)
+expect_run(2 "unknown_key.yaml:9:3: memory.bandwith: unknown key" predict --model alexnet
+           --system ${FIXTURES}/hw/system_bad_include.yaml)
+expect_run(2 "unknown system 'minksy'; did you mean 'minsky'" predict --model alexnet --system minksy)
+expect_run(2 "unknown model 'alexnt'; did you mean 'alexnet'" predict --model alexnt)
+expect_run(2 "--batch" predict --model alexnet --batch 0)
+expect_run(2 "network 'alexnet' has no size 'imgae'" predict --model alexnet --set imgae=10)
+expect_run(2 "size 'width'" predict --graph ${FIXTURES}/graphs/good.yaml)
+expect_run(2 "The following argument was not expected" predict --model alexnet --bogus)
+expect_run(0 "minsky" describe systems)
+expect_run(0 "digraph" graph --model alexnet --format dot)

@@ -1,0 +1,111 @@
+// conv2d FLOPs and bytes equal their formulas: forward 2*N*K*P*Q*(C/g)*R*S (+ N*K*P*Q for the
+// bias), both backward ops the same MACs, so backward = 2x forward (without bias).
+
+#include <catch2/catch.hpp>
+
+#include "graphs/layer_kind.h"
+#include "graphs/lower.h"
+#include "test_network.h"
+
+using namespace amdahl::graphs;
+
+namespace {
+LoweredNetwork conv_net(std::map<std::string, ParamValue> params, Shape input, Mode mode) {
+  BoundNetwork net;
+  net.name = "conv";
+  net.inputs.push_back({"x", TensorInfo{input, DType::kF32}});
+  net.inputs.push_back({"labels", TensorInfo{{input[0]}, DType::kI64}});
+  net.layers.push_back(test::with_defaults(test::layer("c", "conv2d", {"x"}, std::move(params))));
+  net.layers.push_back(test::with_defaults(test::layer("f", "flatten", {"c"}, {})));
+  net.layers.push_back(
+      test::with_defaults(test::layer("loss", "softmax_cross_entropy", {"f", "labels"}, {})));
+  return lower(net, {.mode = mode});
+}
+
+const Operator* find(const LoweredNetwork& net, const std::string& name) {
+  for (OpId id = 0; id < net.graph.size(); ++id)
+    if (net.graph.op(id).name == name) return &net.graph.op(id);
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("conv2d forward FLOPs and bytes equal the direct-convolution formula", "[graphs][conv]") {
+  // N=2, C=3, H=W=8, K=4, R=S=3, stride 1, pad 1 -> P=Q=8.
+  const auto net = conv_net({{"out_channels", std::int64_t{4}},
+                             {"kernel", std::vector<std::int64_t>{3}},
+                             {"padding", std::vector<std::int64_t>{1}}},
+                            {2, 3, 8, 8}, Mode::kInfer);
+  const Operator* fwd = find(net, "c.fwd");
+  REQUIRE(fwd);
+  const double n = 2, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, p = 8, q = 8;
+  CHECK(fwd->flops == Approx(2 * n * k * p * q * c * r * s + n * k * p * q));
+  CHECK(fwd->bytes_read == Approx(4 * (n * c * h * w + k * c * r * s + k)));
+  CHECK(fwd->bytes_written == Approx(4 * n * k * p * q));
+  CHECK(fwd->output_shape == Shape{2, 4, 8, 8});
+  // Implicit GEMM: m = N*P*Q, n = K, k = C*R*S.
+  CHECK(fwd->gemm.m == 128);
+  CHECK(fwd->gemm.n == 4);
+  CHECK(fwd->gemm.k == 27);
+  CHECK(net.parameters == 4 * 3 * 3 * 3 + 4);
+}
+
+TEST_CASE("conv2d output size follows stride, padding, dilation and TF SAME/VALID",
+          "[graphs][conv]") {
+  auto out = [](std::map<std::string, ParamValue> params, Shape in) {
+    return conv_net(std::move(params), in, Mode::kInfer).graph.op(2).output_shape;
+  };
+  // floor((224 + 2*3 - 7) / 2) + 1 = 112
+  CHECK(out({{"out_channels", std::int64_t{64}},
+             {"kernel", std::vector<std::int64_t>{7}},
+             {"stride", std::vector<std::int64_t>{2}},
+             {"padding", std::vector<std::int64_t>{3}}},
+            {1, 3, 224, 224}) == Shape{1, 64, 112, 112});
+  // SAME: ceil(224 / 4) = 56 (Fathom AlexNet conv1)
+  CHECK(out({{"out_channels", std::int64_t{64}},
+             {"kernel", std::vector<std::int64_t>{11}},
+             {"stride", std::vector<std::int64_t>{4}},
+             {"padding_mode", std::string("same")}},
+            {1, 3, 224, 224}) == Shape{1, 64, 56, 56});
+  // dilation 2 makes a 3x3 kernel span 5: (10 - 5) / 1 + 1 = 6
+  CHECK(out({{"out_channels", std::int64_t{1}},
+             {"kernel", std::vector<std::int64_t>{3}},
+             {"dilation", std::vector<std::int64_t>{2}}},
+            {1, 1, 10, 10}) == Shape{1, 1, 6, 6});
+}
+
+TEST_CASE("grouped convolution divides the MACs by the groups", "[graphs][conv]") {
+  const auto net = conv_net({{"out_channels", std::int64_t{32}},
+                             {"kernel", std::vector<std::int64_t>{3}},
+                             {"padding", std::vector<std::int64_t>{1}},
+                             {"groups", std::int64_t{32}},
+                             {"bias", false}},
+                            {1, 32, 16, 16}, Mode::kInfer);
+  // depthwise: 2 * N * K * P * Q * (C/g = 1) * R * S
+  CHECK(net.graph.op(2).flops == Approx(2.0 * 32 * 16 * 16 * 9));
+}
+
+TEST_CASE("conv2d backward is twice the forward FLOPs (data + weight gradients)",
+          "[graphs][conv]") {
+  // The conv is the first layer, so no data gradient is emitted; a second conv has one.
+  BoundNetwork net;
+  net.name = "two_convs";
+  net.inputs.push_back({"x", TensorInfo{{2, 3, 8, 8}, DType::kF32}});
+  net.inputs.push_back({"labels", TensorInfo{{2}, DType::kI64}});
+  const std::map<std::string, ParamValue> p{{"out_channels", std::int64_t{4}},
+                                            {"kernel", std::vector<std::int64_t>{3}},
+                                            {"padding", std::vector<std::int64_t>{1}},
+                                            {"bias", false}};
+  net.layers.push_back(test::with_defaults(test::layer("c1", "conv2d", {"x"}, p)));
+  net.layers.push_back(test::with_defaults(test::layer("c2", "conv2d", {"c1"}, p)));
+  net.layers.push_back(test::with_defaults(test::layer("f", "flatten", {"c2"}, {})));
+  net.layers.push_back(
+      test::with_defaults(test::layer("loss", "softmax_cross_entropy", {"f", "labels"}, {})));
+  const auto lowered = lower(net, {.mode = Mode::kTrain});
+  const Operator* fwd = find(lowered, "c2.fwd");
+  const Operator* dx = find(lowered, "c2.bwd_data");
+  const Operator* dw = find(lowered, "c2.bwd_weight");
+  REQUIRE((fwd && dx && dw));
+  CHECK(dx->flops + dw->flops == Approx(2 * fwd->flops));
+  CHECK(find(lowered, "c1.bwd_data") == nullptr);  // no gradient for the network input
+  CHECK(find(lowered, "c1.bwd_weight") != nullptr);
+}

@@ -1,0 +1,25 @@
+#include "graphs/expr.h"
+
+#include <catch2/catch.hpp>
+
+#include "util/error.h"
+
+using amdahl::graphs::evaluate;
+
+TEST_CASE("size expressions evaluate with integer arithmetic", "[graphs][expr]") {
+  const amdahl::graphs::Bindings b{{"batch", 64}, {"image", 224}, {"hidden", 256}};
+  CHECK(evaluate("batch", b) == 64);
+  CHECK(evaluate("4*hidden", b) == 1024);
+  CHECK(evaluate("(image - 1) / 2 + 1", b) == 112);  // integer division truncates
+  CHECK(evaluate("-3 + 10 % 4", b) == -1);
+  CHECK(evaluate("42", {}) == 42);
+}
+
+TEST_CASE("unbound names, syntax errors and division by zero are errors", "[graphs][expr]") {
+  const amdahl::graphs::Bindings b{{"batch", 64}};
+  CHECK_THROWS_WITH(evaluate("seq_len * 2", b),
+                    Catch::Contains("unbound size 'seq_len'") && Catch::Contains("--set seq_len="));
+  CHECK_THROWS_WITH(evaluate("(batch", b), Catch::Contains("missing ')'"));
+  CHECK_THROWS_WITH(evaluate("batch / 0", b), Catch::Contains("division by zero"));
+  CHECK_THROWS_AS(evaluate("batch $ 2", b), amdahl::UserError);
+}

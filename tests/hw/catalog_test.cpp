@@ -1,0 +1,64 @@
+// Every shipped catalog file loads and validates; the reference systems have the topology
+// their sources describe.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "hw/system_loader.h"
+
+using namespace amdahl;
+namespace fs = std::filesystem;
+
+TEST_CASE("every catalog system loads and validates", "[hw][catalog]") {
+  const auto names = hw::catalog_system_names();
+  REQUIRE(names.size() >= 4);
+  for (const auto& name : names) {
+    INFO(name);
+    const hw::SystemSpec s = hw::load_system(name);
+    CHECK(s.name == name);
+    CHECK(!s.devices.empty());
+    CHECK_NOTHROW(s.device(s.default_device));
+  }
+}
+
+TEST_CASE("every catalog device and link file validates on its own", "[hw][catalog]") {
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(hw::catalog_dir()) / "devices")) {
+    INFO(entry.path());
+    CHECK_NOTHROW(hw::load_device_file(entry.path().string()));
+    ++files;
+  }
+  for (const auto& entry : fs::directory_iterator(fs::path(hw::catalog_dir()) / "links")) {
+    INFO(entry.path());
+    CHECK_NOTHROW(hw::load_link_file(entry.path().string()));
+    ++files;
+  }
+  CHECK(files >= 10);
+}
+
+TEST_CASE("minsky: 2 POWER8 sockets, 4 P100, NVLink to the socket and the sibling",
+          "[hw][catalog]") {
+  const hw::SystemSpec s = hw::load_system("minsky");
+  int cpus = 0, gpus = 0;
+  for (const auto& d : s.devices) (d.kind == hw::DeviceKind::kCpu ? cpus : gpus)++;
+  CHECK(cpus == 2);
+  CHECK(gpus == 4);
+  const hw::DeviceSpec& gpu = s.device("gpu0");
+  // specs.yaml: 3584 cores x 2 x 1.48 GHz, 732 GB/s, 56 SMs.
+  CHECK(gpu.peak_for(Precision::kFp32)->flops_per_s == Approx(10.6e12));
+  CHECK(gpu.memory.bandwidth_bytes_per_s == Approx(732e9));
+  CHECK(gpu.parallel_units == 56);
+  REQUIRE(s.link_between("cpu0", "gpu0") != nullptr);
+  REQUIRE(s.link_between("gpu0", "gpu1") != nullptr);
+  CHECK(s.link_between("gpu0", "gpu2") == nullptr);  // different sockets: no direct NVLink
+  // measured_microbenchmarks.csv: bandwidthTest 29526.9 "MB/s" = 30.24 GB/s decimal.
+  CHECK(s.link_between("cpu0", "gpu0")->h2d_pinned == Approx(30.24e9));
+  CHECK(s.host_of("gpu2")->name == "cpu1");
+}
+
+TEST_CASE("uncalibrated values are reported", "[hw][catalog]") {
+  const hw::SystemSpec s = hw::load_system("minsky");
+  const auto parts = s.uncalibrated_parts();
+  CHECK(!parts.empty());
+  CHECK(std::find(parts.begin(), parts.end(), "runtime tensorflow-1.x") != parts.end());
+}

@@ -1,0 +1,145 @@
+// One failing fixture per schema rule; each message must carry file:line and the key path.
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "hw/system_loader.h"
+#include "util/diagnostics.h"
+
+using namespace amdahl;
+
+namespace {
+std::string fixture(const std::string& name) {
+  return std::string(AMDAHL_FIXTURES) + "/hw/" + name;
+}
+
+std::string device_error(const std::string& name) {
+  try {
+    hw::load_device_file(fixture(name));
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string system_error(const std::string& name) {
+  try {
+    hw::load_system(fixture(name));
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+using Catch::Contains;
+
+TEST_CASE("schema rule: unknown key, with a suggestion", "[hw][schema]") {
+  CHECK_THAT(
+      device_error("unknown_key.yaml"),
+      Contains("unknown_key.yaml:9:3: memory.bandwith: unknown key; did you mean 'bandwidth'"));
+}
+
+TEST_CASE("schema rule: required key missing", "[hw][schema]") {
+  CHECK_THAT(device_error("missing_required.yaml"),
+             Contains("missing_required.yaml:2:1: parallel_units: required key is missing"));
+}
+
+TEST_CASE("schema rule: quantity of the wrong dimension", "[hw][schema]") {
+  CHECK_THAT(device_error("wrong_dimension.yaml"),
+             Contains("wrong_dimension.yaml:10:14: memory.bandwidth: expected bytes per second") &&
+                 Contains("(got bytes '732 GB')"));
+}
+
+TEST_CASE("schema rule: malformed quantity", "[hw][schema]") {
+  CHECK_THAT(device_error("malformed_quantity.yaml"),
+             Contains("malformed_quantity.yaml:11:17: launch_latency: expected a time") &&
+                 Contains("(got 'soon')"));
+}
+
+TEST_CASE("schema rule: value not in the enumeration", "[hw][schema]") {
+  CHECK_THAT(device_error("bad_enum.yaml"),
+             Contains("bad_enum.yaml:3:7: kind: unknown value; did you mean 'gpu'") &&
+                 Contains("(got 'gpuu')"));
+}
+
+TEST_CASE("schema rule: must be positive", "[hw][schema]") {
+  CHECK_THAT(device_error("not_positive.yaml"),
+             Contains("not_positive.yaml:5:17: parallel_units: must be positive (got '0')"));
+}
+
+TEST_CASE("schema rule: fraction out of range", "[hw][schema]") {
+  CHECK_THAT(
+      device_error("bad_fraction.yaml"),
+      Contains("bad_fraction.yaml:15:22: efficiency.gemm.compute: must be a fraction in (0, 1]") &&
+          Contains("(got '1.5')"));
+}
+
+TEST_CASE("schema rule: key not allowed in a keyed map", "[hw][schema]") {
+  CHECK_THAT(device_error("bad_precision.yaml"),
+             Contains("bad_precision.yaml:8:3: peak.fp33: unknown key; did you mean 'fp32'"));
+}
+
+TEST_CASE("schema rule: integer expected", "[hw][schema]") {
+  CHECK_THAT(device_error("not_integer.yaml"),
+             Contains("not_integer.yaml:5:17: parallel_units: expected an integer (got '5.5')"));
+}
+
+TEST_CASE("schema rule: map expected", "[hw][schema]") {
+  CHECK_THAT(device_error("not_a_map.yaml"),
+             Contains("not_a_map.yaml:8:9: memory: expected a map (got '16 GiB')"));
+}
+
+TEST_CASE("schema rule: peak fp32 is required", "[hw][schema]") {
+  CHECK_THAT(device_error("no_fp32.yaml"),
+             Contains("no_fp32.yaml:2:1: peak.fp32: required key is missing"));
+}
+
+TEST_CASE("schema rule: calibrated devices name their calibration", "[hw][schema]") {
+  CHECK_THAT(
+      device_error("calibrated_without_source.yaml"),
+      Contains(
+          "calibrated_without_source.yaml:2:1: calibration: required when calibrated is true"));
+}
+
+TEST_CASE("malformed YAML is a located error", "[hw][schema]") {
+  CHECK_THAT(device_error("malformed.yaml"),
+             Contains("malformed.yaml:5:") && Contains("malformed YAML"));
+}
+
+TEST_CASE("all violations of a file are reported together", "[hw][schema]") {
+  try {
+    hw::load_device_file(fixture("many_errors.yaml"));
+    FAIL("expected an error");
+  } catch (const ConfigError& e) {
+    CHECK(e.items().size() == 3);
+  }
+}
+
+TEST_CASE("system rule: link to an unknown device", "[hw][schema]") {
+  CHECK_THAT(
+      system_error("system_unknown_device.yaml"),
+      Contains(
+          "system_unknown_device.yaml:7:36: links[0].to: unknown device; did you mean 'gpu0'"));
+}
+
+TEST_CASE("system rule: include that does not exist", "[hw][schema]") {
+  CHECK_THAT(system_error("system_missing_include.yaml"),
+             Contains("no_such_device.yaml: cannot open file"));
+}
+
+TEST_CASE("system rule: errors inside an included file keep that file's location", "[hw][schema]") {
+  CHECK_THAT(system_error("system_bad_include.yaml"),
+             Contains("unknown_key.yaml:9:3: memory.bandwith"));
+}
+
+TEST_CASE("system rule: unknown runtime key", "[hw][schema]") {
+  CHECK_THAT(system_error("system_bad_runtime.yaml"),
+             Contains("system_bad_runtime.yaml:10:3: runtime.dispatch: unknown key; did you mean "
+                      "'dispatch_per_op'"));
+}
+
+TEST_CASE("unknown catalog system lists the catalog", "[hw][schema]") {
+  CHECK_THROWS_WITH(hw::load_system("minksy"), Contains("did you mean 'minsky'"));
+  CHECK_THROWS_WITH(hw::load_system("no/such.yaml"), Contains("no/such.yaml: no such system file"));
+}

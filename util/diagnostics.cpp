@@ -1,0 +1,45 @@
+#include "util/diagnostics.h"
+
+#include <fmt/format.h>
+
+namespace amdahl {
+
+std::string SourceLocation::str() const {
+  if (line <= 0) return file;
+  if (column <= 0) return fmt::format("{}:{}", file, line);
+  return fmt::format("{}:{}:{}", file, line, column);
+}
+
+std::string Diagnostic::str() const {
+  std::string out = where.str();
+  out += ": ";
+  if (!key_path.empty()) out += key_path + ": ";
+  out += rule;
+  if (!got.empty()) out += fmt::format(" (got {})", got);
+  return out;
+}
+
+void Diagnostics::add(const SourceLocation& where, std::string key_path, std::string rule,
+                      std::string got) {
+  items_.push_back(Diagnostic{where, std::move(key_path), std::move(rule), std::move(got)});
+}
+
+void Diagnostics::throw_if_any() const {
+  if (!items_.empty()) throw ConfigError(items_);
+}
+
+namespace {
+std::string join_lines(const std::vector<Diagnostic>& items) {
+  std::string out;
+  for (const auto& d : items) {
+    if (!out.empty()) out += '\n';
+    out += d.str();
+  }
+  return out;
+}
+}  // namespace
+
+ConfigError::ConfigError(std::vector<Diagnostic> items)
+    : UserError(join_lines(items)), items_(std::move(items)) {}
+
+}  // namespace amdahl

@@ -1,0 +1,36 @@
+#include "util/precision.h"
+
+#include <array>
+#include <utility>
+
+namespace amdahl {
+namespace {
+constexpr std::array<std::pair<Precision, std::string_view>, 6> kNames{{
+    {Precision::kFp64, "fp64"},
+    {Precision::kFp32, "fp32"},
+    {Precision::kTf32, "tf32"},
+    {Precision::kFp16, "fp16"},
+    {Precision::kBf16, "bf16"},
+    {Precision::kInt8, "int8"},
+}};
+}  // namespace
+
+std::string_view precision_name(Precision p) {
+  for (const auto& [value, name] : kNames)
+    if (value == p) return name;
+  return "?";
+}
+
+std::optional<Precision> parse_precision(std::string_view name) {
+  for (const auto& [value, n] : kNames)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+std::vector<std::string> precision_names() {
+  std::vector<std::string> out;
+  for (const auto& [value, name] : kNames) out.emplace_back(name);
+  return out;
+}
+
+}  // namespace amdahl

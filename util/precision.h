@@ -1,0 +1,18 @@
+#pragma once
+// Numeric precisions: of stored tensors and of the math an operator runs in.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace amdahl {
+
+// Math precision of an op. kTf32 is fp32 storage with TF32 tensor-core math.
+enum class Precision { kFp64, kFp32, kTf32, kFp16, kBf16, kInt8 };
+
+std::string_view precision_name(Precision p);
+std::optional<Precision> parse_precision(std::string_view name);
+std::vector<std::string> precision_names();
+
+}  // namespace amdahl

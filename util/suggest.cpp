@@ -1,0 +1,52 @@
+#include "util/suggest.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace amdahl {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), 0);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest(std::string_view word, const std::vector<std::string>& choices) {
+  // A choice that extends the word ("dispatch" -> "dispatch_per_op") is the likeliest meaning.
+  if (word.size() >= 3)
+    for (const auto& c : choices)
+      if (c.size() > word.size() && std::string_view(c).substr(0, word.size()) == word) return c;
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : choices) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  return fmt::format("{}", fmt::join(items, sep));
+}
+
+std::string suggestion(std::string_view word, const std::vector<std::string>& choices) {
+  const std::string near = closest(word, choices);
+  if (near.empty()) return fmt::format("valid: {}", join(choices));
+  return fmt::format("did you mean '{}'? valid: {}", near, join(choices));
+}
+
+}  // namespace amdahl

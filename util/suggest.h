@@ -1,0 +1,22 @@
+#pragma once
+// "Did you mean" suggestions and lists of valid choices for error messages.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace amdahl {
+
+// Levenshtein distance between two strings (case-sensitive).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The closest choice to `word`, or empty when none is close (distance > max(2, len/3)).
+std::string closest(std::string_view word, const std::vector<std::string>& choices);
+
+// "did you mean 'x'? valid: a, b, c" — or just "valid: a, b, c" when nothing is close.
+std::string suggestion(std::string_view word, const std::vector<std::string>& choices);
+
+// "a, b, c"
+std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
+
+}  // namespace amdahl
