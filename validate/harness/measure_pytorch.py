@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Measure whole training steps and inference passes of zoo networks with PyTorch.
+
+Writes amdahl's measured-runs CSV (design.md): workload,batch,mode,precision,measured_s plus
+device, framework and notes columns, one row per (network, batch, mode). These numbers are
+for VALIDATION only: amdahl never fits a parameter to them.
+
+Usage (Debian's python3 has torch and torchvision):
+  /usr/bin/python3 validate/harness/measure_pytorch.py --device cpu \
+      --models alexnet-tv,resnet18 --batches 1,8,32 --modes train,infer --out runs.csv
+
+A step is timed end to end as a framework user sees it: forward, loss, backward and
+optimizer step (train), or forward under no_grad (infer), with the loss read back to the
+host (a synchronization point). The median of --reps steps after --warmup steps is kept.
+"""
+import argparse
+import csv
+import platform
+import statistics
+import sys
+import time
+
+import torch
+import torchvision
+
+# zoo name -> (torchvision constructor, keyword arguments, input image size)
+MODELS = {
+    "alexnet-tv": (torchvision.models.alexnet, {}, 224),
+    "vgg16": (torchvision.models.vgg16, {}, 224),
+    "resnet18": (torchvision.models.resnet18, {}, 224),
+    "resnet50": (torchvision.models.resnet50, {}, 224),
+    "resnet152": (torchvision.models.resnet152, {}, 224),
+    "mobilenet-v2": (torchvision.models.mobilenet_v2, {}, 224),
+    "inception-v3": (torchvision.models.inception_v3,
+                     {"aux_logits": False, "init_weights": False}, 299),
+}
+
+
+def step_time(model, batch, image, mode, device, reps, warmup):
+    x = torch.randn(batch, 3, image, image, device=device)
+    y = torch.randint(0, 1000, (batch,), device=device)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    times = []
+    for i in range(warmup + reps):
+        start = time.perf_counter()
+        if mode == "train":
+            model.train()
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            loss.item()
+        else:
+            model.eval()
+            with torch.no_grad():
+                model(x).sum().item()
+        if device == "cuda":
+            torch.cuda.synchronize()
+        if i >= warmup:
+            times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--models", default="alexnet-tv,resnet18")
+    ap.add_argument("--batches", default="1,8,32")
+    ap.add_argument("--modes", default="train,infer")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    unknown = [m for m in args.models.split(",") if m not in MODELS]
+    if unknown:
+        sys.exit(f"unknown model(s) {unknown}; valid: {', '.join(MODELS)}")
+    if args.device == "cuda":
+        device_name = torch.cuda.get_device_name(0)
+    else:
+        device_name = platform.processor() or platform.machine()
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name"):
+                        device_name = line.split(":", 1)[1].strip()
+                        break
+        except OSError:
+            pass
+    framework = f"pytorch {torch.__version__}"
+    with open(args.out, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["workload", "batch", "mode", "precision", "measured_s", "device",
+                    "framework", "notes"])
+        for name in args.models.split(","):
+            ctor, kwargs, image = MODELS[name]
+            model = ctor(**kwargs).to(args.device)
+            for mode in args.modes.split(","):
+                for batch in (int(b) for b in args.batches.split(",")):
+                    t = step_time(model, batch, image, mode, args.device, args.reps, args.warmup)
+                    note = (f"median of {args.reps} steps after {args.warmup} warm-up; "
+                            f"{torch.get_num_threads()} threads; sgd momentum")
+                    w.writerow([name, batch, mode, "fp32", f"{t:.6g}", device_name, framework, note])
+                    f.flush()
+                    print(f"{name} {mode} batch {batch}: {t * 1e3:.2f} ms", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
