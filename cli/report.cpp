@@ -56,6 +56,34 @@ std::vector<graphs::OpId> costliest(const model::Prediction& p, std::size_t n) {
 
 }  // namespace
 
+namespace {
+
+std::string gigabytes(double bytes) { return fmt::format("{:.3f} GB", bytes / 1e9); }
+
+// The footprint table and, when the peak exceeds the device's memory, a warning line.
+void print_memory(std::ostream& out, const model::Prediction& p) {
+  const auto& m = p.memory;
+  Table t({"memory", "size"});
+  t.add({"weights", gigabytes(m.weights_bytes)});
+  t.add({"gradients", gigabytes(m.gradients_bytes)});
+  t.add({"optimizer state", gigabytes(m.optimizer_state_bytes)});
+  t.add({"activations", gigabytes(m.activations_bytes)});
+  t.add({"workspace", gigabytes(m.workspace_bytes)});
+  t.add({"peak", gigabytes(m.peak_bytes)});
+  t.print(out);
+  if (memory_exceeded(p))
+    out << fmt::format("warning: peak memory {} exceeds the {} of {} ({})\n",
+                       gigabytes(m.peak_bytes), gigabytes(p.device_memory_bytes), p.device,
+                       p.device_model);
+  out << '\n';
+}
+
+}  // namespace
+
+bool memory_exceeded(const model::Prediction& p) {
+  return p.device_memory_bytes > 0 && p.memory.peak_bytes > p.device_memory_bytes;
+}
+
 nlohmann::json prediction_json(const model::Prediction& p) {
   nlohmann::json j;
   j["workload"] = p.workload;
@@ -73,6 +101,14 @@ nlohmann::json prediction_json(const model::Prediction& p) {
   j["busy_by_class"] = p.busy_by_class;
   j["ops"] = p.op_count;
   j["parameters"] = p.parameters;
+  j["memory"] = {{"weights_bytes", p.memory.weights_bytes},
+                 {"gradients_bytes", p.memory.gradients_bytes},
+                 {"optimizer_state_bytes", p.memory.optimizer_state_bytes},
+                 {"activations_bytes", p.memory.activations_bytes},
+                 {"workspace_bytes", p.memory.workspace_bytes},
+                 {"peak_bytes", p.memory.peak_bytes},
+                 {"device_capacity_bytes", p.device_memory_bytes},
+                 {"exceeds_device", memory_exceeded(p)}};
   j["flops"] = p.total_flops;
   j["assumptions"] = p.assumptions;
   return j;
@@ -87,6 +123,7 @@ void print_prediction_table(std::ostream& out, const model::Prediction& p) {
   out << fmt::format("ops           {}\n", p.op_count);
   out << fmt::format("parameters    {}\n", p.parameters);
   out << fmt::format("work          {:.4g} GFLOP\n\n", p.total_flops / 1e9);
+  print_memory(out, p);
   share_table(out, "op class", p.by_class, p.step_time_s);
   out << '\n';
   share_table(out, "bound", p.by_bound, p.step_time_s);

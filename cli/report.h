@@ -9,10 +9,13 @@
 namespace amdahl::cli {
 
 // workload, system, device, batch, mode, precision, step_time_s, samples_per_s, by_class,
-// by_bound, by_phase, ops, parameters, flops, assumptions.
+// by_bound, by_phase, ops, parameters, memory (footprint in bytes), flops, assumptions.
 nlohmann::json prediction_json(const model::Prediction& p);
 
+// Prints the memory footprint; warns when its peak exceeds the device's memory.
 void print_prediction_table(std::ostream& out, const model::Prediction& p);
+// Whether the footprint's peak exceeds the capacity of the prediction's device.
+bool memory_exceeded(const model::Prediction& p);
 void print_prediction_csv(std::ostream& out, const model::Prediction& p);
 
 // Time and share by op class, phase, layer and binding resource; the 10 costliest ops.

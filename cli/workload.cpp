@@ -55,8 +55,10 @@ graphs::Bindings size_overrides(const WorkloadOptions& o) {
       std::size_t used = 0;
       const long long v = std::stoll(value, &used);
       if (used != value.size()) throw std::invalid_argument(value);
-      if (v <= 0)
-        throw UserError(fmt::format("--set {}: the value must be positive (got {})", name, v));
+      // 0 is allowed: it turns off a variant switch (enabled: NAME); a dim that evaluates
+      // to 0 is rejected when the network binds.
+      if (v < 0)
+        throw UserError(fmt::format("--set {}: the value must not be negative (got {})", name, v));
       b[name] = v;
     } catch (const std::logic_error&) {
       throw UserError(fmt::format("--set {}: expected an integer (got '{}')", name, value));

@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdlib>
+#include <set>
 
 #include "graphs/layer_kind.h"
 #include "graphs/network.h"
@@ -58,6 +60,190 @@ ParamValue convert(const ParamDecl& decl, const RawParam& raw, const Bindings& s
   throw InternalError("unhandled parameter type");
 }
 
+bool ident_char(char c, bool first) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+         (!first && std::isdigit(static_cast<unsigned char>(c)));
+}
+
+// Block parameter values by name (text, in the scope of the instance).
+using Substitutions = std::map<std::string, std::string>;
+
+// Replaces every whole identifier of `text` that names a block parameter by "(value)".
+std::string substitute(const std::string& text, const Substitutions& subs) {
+  if (subs.empty()) return text;
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (ident_char(text[i], true)) {
+      std::size_t j = i;
+      while (j < text.size() && ident_char(text[j], false)) ++j;
+      const std::string word = text.substr(i, j - i);
+      const auto it = subs.find(word);
+      out += it == subs.end() ? word : "(" + it->second + ")";
+      i = j;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+RawParam substitute(const RawParam& raw, ParamType type, const Substitutions& subs) {
+  RawParam out = raw;
+  if (type == ParamType::kInt || type == ParamType::kInts) {
+    out.text = substitute(raw.text, subs);
+    for (auto& item : out.items) item = substitute(item, subs);
+  } else if (const auto it = subs.find(raw.text); it != subs.end() && !raw.is_list) {
+    out.text = it->second;  // a choice or number passed whole
+  }
+  return out;
+}
+
+constexpr int kMaxBlockDepth = 16;
+
+// Expands blocks and repeats into concrete layers, in order.
+class Expander {
+ public:
+  Expander(const Network& net, const Bindings& sizes, std::vector<Layer>& out)
+      : net_(net), sizes_(sizes), out_(out) {
+    if (!net.inputs.empty()) last_ = net.inputs.front().name;
+  }
+
+  // `decl` with its final name and inputs; `subs` the enclosing block's parameters.
+  void expand(const LayerDecl& decl, const Substitutions& subs, int depth) {
+    if (depth > kMaxBlockDepth)
+      throw UserError(located(decl.where, fmt::format("layer '{}': blocks nest more than {} deep "
+                                                      "(does a block instantiate itself?)",
+                                                      decl.name, kMaxBlockDepth)));
+    if (!decl.enabled.empty() && integer(decl, "enabled", decl.enabled, subs) == 0) return;
+    const std::int64_t copies =
+        decl.repeat.empty() ? 1 : integer(decl, "repeat", decl.repeat, subs);
+    if (copies < 0)
+      throw UserError(located(decl.where, fmt::format("layer '{}': repeat '{}' evaluates to {} "
+                                                      "(must be >= 0)",
+                                                      decl.name, decl.repeat, copies)));
+    std::vector<std::string> inputs = decl.inputs;
+    for (std::int64_t i = 0; i < copies; ++i) {
+      const std::string name =
+          decl.repeat.empty() || i + 1 == copies ? decl.name : fmt::format("{}.{}", decl.name, i);
+      const std::string prefix =
+          decl.repeat.empty() ? decl.name : fmt::format("{}.{}", decl.name, i);
+      if (decl.block.empty())
+        emit_layer(decl, name, inputs, subs);
+      else
+        expand_block(decl, name, prefix, inputs, subs, depth);
+      if (inputs.empty())
+        inputs.push_back(name);
+      else
+        inputs.front() = name;
+    }
+  }
+
+ private:
+  std::int64_t integer(const LayerDecl& decl, const char* key, const std::string& text,
+                       const Substitutions& subs) {
+    try {
+      return evaluate(substitute(text, subs), sizes_);
+    } catch (const UserError& e) {
+      throw UserError(
+          located(decl.where, fmt::format("layer '{}' {}: {}", decl.name, key, e.what())));
+    }
+  }
+
+  void emit_layer(const LayerDecl& decl, const std::string& name,
+                  const std::vector<std::string>& inputs, const Substitutions& subs) {
+    const LayerKind& kind = layer_registry().get(decl.kind);
+    Layer layer;
+    layer.name = name;
+    layer.kind = decl.kind;
+    layer.inputs = inputs;
+    layer.where = decl.where;
+    for (const auto& p : kind.params) {
+      if (auto it = decl.params.find(p.name); it != decl.params.end()) {
+        layer.params[p.name] = convert(p, substitute(it->second, p.type, subs), sizes_, name);
+      } else if (!p.default_value.empty()) {
+        RawParam raw;
+        raw.text = p.default_value;
+        raw.where = decl.where;
+        layer.params[p.name] = convert(p, raw, sizes_, name);
+      }
+    }
+    last_ = layer.name;
+    out_.push_back(std::move(layer));
+  }
+
+  void expand_block(const LayerDecl& decl, const std::string& name, const std::string& prefix,
+                    const std::vector<std::string>& inputs, const Substitutions& outer, int depth) {
+    const BlockDecl* block = nullptr;
+    for (const auto& b : net_.blocks)
+      if (b.name == decl.block) block = &b;
+    if (!block) throw InternalError(fmt::format("block '{}' not loaded", decl.block));
+    Substitutions subs;
+    for (const auto& p : block->params) {
+      const auto it = decl.params.find(p);
+      if (it == decl.params.end()) {
+        if (const auto def = block->defaults.find(p); def != block->defaults.end()) {
+          subs[p] = def->second;
+          continue;
+        }
+      }
+      if (it == decl.params.end() || it->second.is_list)
+        throw UserError(located(decl.where, fmt::format("layer '{}': block parameter '{}' needs "
+                                                        "one value",
+                                                        decl.name, p)));
+      subs[p] = substitute(it->second.text, outer);
+    }
+    if (inputs.size() > std::max<std::size_t>(block->inputs.size(), 1))
+      throw UserError(located(
+          decl.where, fmt::format("layer '{}': block {} takes {} input(s) "
+                                  "(got {})",
+                                  decl.name, block->name, block->inputs.size(), inputs.size())));
+    // Formal inputs: the instance's inputs in order, the first defaulting to the previous
+    // layer's output.
+    std::map<std::string, std::string> formals;
+    for (std::size_t i = 0; i < block->inputs.size(); ++i) {
+      if (i < inputs.size())
+        formals[block->inputs[i]] = inputs[i];
+      else if (i == 0)
+        formals[block->inputs[i]] = last_;
+      else
+        throw UserError(located(decl.where, fmt::format("layer '{}': block {} input '{}' is not "
+                                                        "given (inputs: [...])",
+                                                        decl.name, block->name, block->inputs[i])));
+    }
+    const std::string output = block->output.empty() ? block->layers.back().name : block->output;
+    auto rename = [&](const std::string& local) {
+      return local == output ? name : prefix + "." + local;
+    };
+    std::set<std::string> locals;
+    for (const auto& l : block->layers) locals.insert(l.name);
+    bool first = true;
+    for (const LayerDecl& inner : block->layers) {
+      LayerDecl d = inner;
+      d.name = rename(inner.name);
+      d.inputs.clear();
+      for (const auto& ref : inner.inputs) {
+        const auto colon = ref.find(':');
+        const std::string base = ref.substr(0, colon);
+        const std::string rest = colon == std::string::npos ? "" : ref.substr(colon);
+        if (locals.count(base))
+          d.inputs.push_back(rename(base) + rest);
+        else if (const auto f = formals.find(base); f != formals.end())
+          d.inputs.push_back(f->second + rest);
+        else
+          d.inputs.push_back(ref);
+      }
+      if (first && d.inputs.empty() && !inputs.empty()) d.inputs.push_back(inputs.front());
+      first = false;
+      expand(d, subs, depth + 1);
+    }
+  }
+
+  const Network& net_;
+  const Bindings& sizes_;
+  std::vector<Layer>& out_;
+  std::string last_;
+};
+
 }  // namespace
 
 BoundNetwork bind_sizes(const Network& network, const Bindings& overrides) {
@@ -73,7 +259,9 @@ BoundNetwork bind_sizes(const Network& network, const Bindings& overrides) {
       throw UserError(
           fmt::format("network '{}' has no size '{}'; {}", network.name, name,
                       names.empty() ? "it declares no sizes" : suggestion(name, names)));
-    if (value <= 0) throw UserError(fmt::format("size {} must be positive (got {})", name, value));
+    // 0 turns off a variant switch; a dim that evaluates to 0 is rejected below.
+    if (value < 0)
+      throw UserError(fmt::format("size {} must not be negative (got {})", name, value));
   }
   for (const auto& s : network.sizes) {
     if (auto it = overrides.find(s.name); it != overrides.end()) {
@@ -105,27 +293,8 @@ BoundNetwork bind_sizes(const Network& network, const Bindings& overrides) {
     }
     out.inputs.push_back({in.name, t});
   }
-  const LayerRegistry& registry = layer_registry();
-  for (const auto& decl : network.layers) {
-    if (!decl.enabled.empty() && evaluate(decl.enabled, out.sizes) == 0) continue;
-    const LayerKind& kind = registry.get(decl.kind);
-    Layer layer;
-    layer.name = decl.name;
-    layer.kind = decl.kind;
-    layer.inputs = decl.inputs;
-    layer.where = decl.where;
-    for (const auto& p : kind.params) {
-      if (auto it = decl.params.find(p.name); it != decl.params.end()) {
-        layer.params[p.name] = convert(p, it->second, out.sizes, decl.name);
-      } else if (!p.default_value.empty()) {
-        RawParam raw;
-        raw.text = p.default_value;
-        raw.where = decl.where;
-        layer.params[p.name] = convert(p, raw, out.sizes, decl.name);
-      }
-    }
-    out.layers.push_back(std::move(layer));
-  }
+  Expander expander(network, out.sizes, out.layers);
+  for (const auto& decl : network.layers) expander.expand(decl, {}, 0);
   return out;
 }
 

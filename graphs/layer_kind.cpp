@@ -39,6 +39,10 @@ const LayerRegistry& layer_registry() {
     register_norm_ops(r);
     register_loss_ops(r);
     register_shape_ops(r);
+    register_softmax_ops(r);
+    register_embedding_ops(r);
+    register_recurrent_ops(r);
+    register_attention_ops(r);
     return r;
   }();
   return kRegistry;

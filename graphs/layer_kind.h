@@ -118,6 +118,7 @@ class BackwardContext {
     bool chained = false;
     int grad_of_input = -1;   // this op produces d(loss)/d(input i)
     int grad_of_weight = -1;  // this op produces d(loss)/d(weight w)
+    std::vector<int> also_grad_of_weights;  // further weights this op's gradient covers
   };
   void emit(Operator op, int grad_of_input = -1, int grad_of_weight = -1) {
     emitted_.push_back({std::move(op), false, grad_of_input, grad_of_weight});
@@ -125,6 +126,8 @@ class BackwardContext {
   void emit_after(Operator op, int grad_of_input = -1, int grad_of_weight = -1) {
     emitted_.push_back({std::move(op), true, grad_of_input, grad_of_weight});
   }
+  // The op emitted last also produces d(loss)/d(weight w) (one kernel for gamma and beta).
+  void mark_weight(int w) { emitted_.back().also_grad_of_weights.push_back(w); }
   // The gradient of the output flows to input i unchanged (add, views): no op.
   void pass_input_grad(std::size_t i) { passed_.push_back(i); }
 
@@ -145,5 +148,9 @@ void register_pool_ops(LayerRegistry& r);
 void register_norm_ops(LayerRegistry& r);
 void register_loss_ops(LayerRegistry& r);
 void register_shape_ops(LayerRegistry& r);
+void register_softmax_ops(LayerRegistry& r);
+void register_embedding_ops(LayerRegistry& r);
+void register_recurrent_ops(LayerRegistry& r);
+void register_attention_ops(LayerRegistry& r);
 
 }  // namespace amdahl::graphs

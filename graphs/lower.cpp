@@ -46,12 +46,15 @@ class Lowerer {
   LoweredNetwork run() {
     out_.name = net_.name;
     out_.optimizer = net_.optimizer;
+    out_.mode = options_.mode;
+    out_.precision = options_.precision;
     emit_input_transfers();
     for (const Layer& layer : net_.layers) forward(layer);
     if (training_) {
       backward();
       optimizer();
     }
+    out_.memory = memory_footprint(out_);
     return std::move(out_);
   }
 
@@ -228,6 +231,7 @@ class Lowerer {
         previous = add(std::move(e.op), deps);
         if (input >= 0) tensors_.at(rec.input_names.at(input)).grad_parts.push_back(previous);
         if (weight >= 0) rec.weight_grad.at(weight) = previous;
+        for (int w : e.also_grad_of_weights) rec.weight_grad.at(w) = previous;
       }
       for (std::size_t i : ctx.passed()) {
         auto& parts = tensors_.at(rec.input_names.at(i)).grad_parts;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "graphs/memory_footprint.h"
 #include "graphs/network.h"
 #include "graphs/op_graph.h"
 
@@ -36,6 +37,9 @@ struct LoweredNetwork {
   std::int64_t parameters = 0;
   double input_bytes = 0;
   OptimizerKind optimizer = OptimizerKind::kSgd;
+  Mode mode = Mode::kTrain;
+  Precision precision = Precision::kFp32;
+  MemoryFootprint memory;  // device memory per device (memory_footprint.h)
 };
 
 // Throws UserError (located at the layer) for an unknown input name, a reference to a

@@ -40,12 +40,34 @@ struct RawParam {
   SourceLocation where;
 };
 
+// A layer as written. Either `kind` names a layer kind and `params` are its parameters, or
+// `block` names a block and `params` bind the block's parameters. `repeat` makes that many
+// consecutive copies, each fed by the one before.
 struct LayerDecl {
   std::string name;
   std::string kind;
+  std::string block;
   std::vector<std::string> inputs;  // empty: the previous layer's output
   std::map<std::string, RawParam> params;
   std::string enabled;  // size expression; the layer exists when it is non-zero
+  std::string repeat;   // size expression; empty: once
+  SourceLocation where;
+};
+
+// A parameterized group of layers (a residual unit, a transformer layer), instantiated by
+// layers with `block: NAME`. Instance `name` prefixes the block's layer names
+// ("layer1.0.conv1"); the `output` layer takes the instance name itself, so later layers
+// refer to the block by it. Parameters are substituted into size expressions (and into
+// choice values written as the bare parameter name); `params` is a list of names or a map
+// of name to default (null: required); `inputs` are formal names bound to
+// the instance's inputs (default: the previous layer's output).
+struct BlockDecl {
+  std::string name;
+  std::vector<std::string> params;
+  std::map<std::string, std::string> defaults;  // parameter -> default value text
+  std::vector<std::string> inputs;
+  std::string output;  // empty: the last layer
+  std::vector<LayerDecl> layers;
   SourceLocation where;
 };
 
@@ -60,6 +82,7 @@ struct Network {
   std::vector<std::string> notes;  // variants and deviations, for `describe models`
   std::vector<SizeDecl> sizes;
   std::vector<InputDecl> inputs;
+  std::vector<BlockDecl> blocks;
   std::vector<LayerDecl> layers;
   OptimizerKind optimizer = OptimizerKind::kSgd;
 };
@@ -82,9 +105,10 @@ struct BoundNetwork {
 // valid choices.
 Network load_network(const std::string& path);
 
-// Binds sizes: each size takes its default unless `overrides` sets it. Throws UserError for
-// an override of an unknown size (listing them), a size without default left unbound, a
-// non-positive size, or a parameter whose expression cannot be evaluated.
+// Binds sizes: each size takes its default unless `overrides` sets it, then expands blocks
+// and repeats and drops disabled layers. Throws UserError for an override of an unknown
+// size (listing them), a size without default left unbound, a non-positive size, a negative
+// repeat, or a parameter whose expression cannot be evaluated.
 BoundNetwork bind_sizes(const Network& network, const Bindings& overrides);
 
 }  // namespace amdahl::graphs

@@ -24,9 +24,11 @@ std::string_view optimizer_name(OptimizerKind k) {
 
 namespace {
 
-const std::vector<std::string> kTopKeys{"name",  "description", "source", "notes",
-                                        "sizes", "inputs",      "layers", "optimizer"};
-const std::vector<std::string> kLayerKeys{"name", "kind", "input", "inputs", "enabled"};
+const std::vector<std::string> kTopKeys{"name",   "description", "source", "notes",    "sizes",
+                                        "inputs", "blocks",      "layers", "optimizer"};
+const std::vector<std::string> kLayerKeys{"name",   "kind",    "block", "input",
+                                          "inputs", "enabled", "repeat"};
+const std::vector<std::string> kBlockKeys{"params", "inputs", "output", "layers"};
 const std::vector<std::string> kOptimizers{"sgd", "momentum", "adam", "rmsprop"};
 
 class Reader {
@@ -65,7 +67,13 @@ class Reader {
     }
     read_sizes(root["sizes"], net);
     read_inputs(root["inputs"], net);
-    read_layers(root["layers"], net);
+    read_blocks(root["blocks"], net);
+    if (!root["layers"] || !root["layers"].IsSequence() || root["layers"].size() == 0)
+      diags_.add(file_.where(root["layers"] ? root["layers"] : root), "layers",
+                 "expected a non-empty list of layers",
+                 root["layers"] ? describe_node(root["layers"]) : "");
+    else
+      net.layers = read_layers(root["layers"], "layers", net, {});
     diags_.throw_if_any();
     return net;
   }
@@ -124,8 +132,9 @@ class Reader {
         try {
           s.default_value = evaluate(def, {});
           s.has_default = true;
-          if (s.default_value <= 0)
-            diags_.add(file_.where(v["default"]), path + ".default", "must be positive",
+          // 0 is allowed for switches read by `enabled:` (a variant off by default).
+          if (s.default_value < 0)
+            diags_.add(file_.where(v["default"]), path + ".default", "must not be negative",
                        fmt::format("'{}'", def));
         } catch (const UserError&) {
           diags_.add(file_.where(v["default"]), path + ".default", "expected an integer",
@@ -136,14 +145,16 @@ class Reader {
     }
   }
 
+  // `extra`: further names in scope (the parameters of the block being read).
   void check_expression(const YAML::Node& v, const std::string& text, const std::string& path,
-                        const Network& net) {
+                        const Network& net, const std::vector<std::string>& extra = {}) {
     try {
       for (const auto& name : referenced_names(text)) {
         bool declared = false;
         for (const auto& s : net.sizes) declared = declared || s.name == name;
+        for (const auto& s : extra) declared = declared || s == name;
         if (!declared) {
-          std::vector<std::string> names;
+          std::vector<std::string> names = extra;
           for (const auto& s : net.sizes) names.push_back(s.name);
           diags_.add(file_.where(v), path,
                      fmt::format("undeclared size '{}' (declare it under sizes:); {}", name,
@@ -196,16 +207,82 @@ class Reader {
     }
   }
 
-  void read_layers(const YAML::Node& node, Network& net) {
-    if (!node || !node.IsSequence() || node.size() == 0) {
-      diags_.add(file_.where(node ? node : file_.root), "layers",
-                 "expected a non-empty list of layers", node ? describe_node(node) : "");
+  std::vector<std::string> string_list(const YAML::Node& node, const std::string& path) {
+    std::vector<std::string> out;
+    if (!node) return out;
+    if (!node.IsSequence()) {
+      diags_.add(file_.where(node), path, "expected a list of names", describe_node(node));
+      return out;
+    }
+    for (const auto& x : node) out.push_back(x.as<std::string>());
+    return out;
+  }
+
+  void read_blocks(const YAML::Node& node, Network& net) {
+    if (!node) return;
+    if (!node.IsMap()) {
+      diags_.add(file_.where(node), "blocks", "expected a map of block definitions",
+                 describe_node(node));
       return;
     }
+    for (const auto& item : node) {
+      BlockDecl b;
+      b.name = item.first.as<std::string>();
+      b.where = file_.where(item.first);
+      const std::string path = "blocks." + b.name;
+      const YAML::Node& v = item.second;
+      if (!v.IsMap()) {
+        diags_.add(file_.where(v), path, "expected {params, inputs, output, layers}",
+                   describe_node(v));
+        continue;
+      }
+      check_keys(v, kBlockKeys, path);
+      if (v["params"] && v["params"].IsMap()) {
+        for (const auto& param : v["params"]) {
+          b.params.push_back(param.first.as<std::string>());
+          if (!param.second.IsNull()) {
+            if (param.second.IsScalar())
+              b.defaults[b.params.back()] = param.second.Scalar();
+            else
+              diags_.add(file_.where(param.second), path + ".params." + b.params.back(),
+                         "expected a default value or null", describe_node(param.second));
+          }
+        }
+      } else {
+        b.params = string_list(v["params"], path + ".params");
+      }
+      b.inputs = string_list(v["inputs"], path + ".inputs");
+      b.output = scalar(v, "output", path, false);
+      if (!v["layers"] || !v["layers"].IsSequence() || v["layers"].size() == 0) {
+        diags_.add(file_.where(v["layers"] ? v["layers"] : v), path + ".layers",
+                   "expected a non-empty list of layers");
+        continue;
+      }
+      b.layers = read_layers(v["layers"], path + ".layers", net, b.params);
+      if (!b.output.empty()) {
+        bool found = false;
+        std::vector<std::string> names;
+        for (const auto& l : b.layers) {
+          found = found || l.name == b.output;
+          names.push_back(l.name);
+        }
+        if (!found)
+          diags_.add(file_.where(v["output"]), path + ".output",
+                     fmt::format("not a layer of the block; {}", suggestion(b.output, names)),
+                     fmt::format("'{}'", b.output));
+      }
+      net.blocks.push_back(std::move(b));
+    }
+  }
+
+  // Reads a list of layers; `scope` holds the parameters of the enclosing block.
+  std::vector<LayerDecl> read_layers(const YAML::Node& node, const std::string& list_path,
+                                     const Network& net, const std::vector<std::string>& scope) {
+    std::vector<LayerDecl> out;
     const LayerRegistry& registry = layer_registry();
     for (std::size_t i = 0; i < node.size(); ++i) {
       const YAML::Node& v = node[i];
-      const std::string path = fmt::format("layers[{}]", i);
+      const std::string path = fmt::format("{}[{}]", list_path, i);
       if (!v.IsMap()) {
         diags_.add(file_.where(v), path, "expected a map", describe_node(v));
         continue;
@@ -213,11 +290,19 @@ class Reader {
       LayerDecl layer;
       layer.where = file_.where(v);
       layer.name = scalar(v, "name", path, true);
-      layer.kind = scalar(v, "kind", path, true);
+      layer.kind = scalar(v, "kind", path, false);
+      layer.block = scalar(v, "block", path, false);
       layer.enabled = scalar(v, "enabled", path, false);
-      if (!layer.enabled.empty())
-        check_expression(v["enabled"], layer.enabled, path + ".enabled", net);
+      layer.repeat = scalar(v, "repeat", path, false);
       const std::string layer_path = fmt::format("{} '{}'", path, layer.name);
+      if (layer.kind.empty() == layer.block.empty())
+        diags_.add(layer.where, layer_path,
+                   layer.kind.empty() ? "needs `kind` (a layer kind) or `block` (a block name)"
+                                      : "give `kind` or `block`, not both");
+      if (!layer.enabled.empty())
+        check_expression(v["enabled"], layer.enabled, path + ".enabled", net, scope);
+      if (!layer.repeat.empty())
+        check_expression(v["repeat"], layer.repeat, path + ".repeat", net, scope);
       if (v["input"] && v["inputs"])
         diags_.add(file_.where(v), layer_path, "give `input` or `inputs`, not both");
       if (v["input"]) layer.inputs.push_back(scalar(v, "input", path, false));
@@ -234,25 +319,48 @@ class Reader {
                    fmt::format("unknown layer kind; {}", suggestion(layer.kind, registry.names())),
                    fmt::format("'{}'", layer.kind));
       }
+      const BlockDecl* block = nullptr;
+      if (!layer.block.empty()) {
+        std::vector<std::string> names;
+        for (const auto& b : net.blocks) {
+          if (b.name == layer.block) block = &b;
+          names.push_back(b.name);
+        }
+        if (!block)
+          diags_.add(file_.where(v["block"]), layer_path + ".block",
+                     fmt::format("unknown block (blocks are defined under blocks:, before use); "
+                                 "{}",
+                                 names.empty() ? "none defined" : suggestion(layer.block, names)),
+                     fmt::format("'{}'", layer.block));
+      }
       std::vector<std::string> param_names;
+      std::vector<ParamType> param_types;
       if (kind)
-        for (const auto& p : kind->params) param_names.push_back(p.name);
+        for (const auto& p : kind->params) {
+          param_names.push_back(p.name);
+          param_types.push_back(p.type);
+        }
+      if (block)
+        for (const auto& p : block->params) {
+          param_names.push_back(p);
+          param_types.push_back(ParamType::kInt);
+        }
       for (const auto& item : v) {
         const std::string key = item.first.as<std::string>();
         bool structural = false;
         for (const auto& k : kLayerKeys) structural = structural || k == key;
         if (structural) continue;
-        if (kind) {
-          bool known = false;
-          for (const auto& p : param_names) known = known || p == key;
-          if (!known) {
-            std::vector<std::string> all = kLayerKeys;
-            all.insert(all.end(), param_names.begin(), param_names.end());
-            diags_.add(file_.where(item.first), layer_path + "." + key,
-                       fmt::format("unknown parameter of {}; {}", layer.kind, suggestion(key, all)),
-                       fmt::format("'{}'", key));
-            continue;
-          }
+        std::size_t index = param_names.size();
+        for (std::size_t p = 0; p < param_names.size(); ++p)
+          if (param_names[p] == key) index = p;
+        if ((kind || block) && index == param_names.size()) {
+          std::vector<std::string> all = kLayerKeys;
+          all.insert(all.end(), param_names.begin(), param_names.end());
+          diags_.add(file_.where(item.first), layer_path + "." + key,
+                     fmt::format("unknown parameter of {}; {}", kind ? layer.kind : layer.block,
+                                 suggestion(key, all)),
+                     fmt::format("'{}'", key));
+          continue;
         }
         RawParam p;
         p.where = file_.where(item.second);
@@ -266,6 +374,14 @@ class Reader {
                      describe_node(item.second));
           continue;
         }
+        if (index < param_types.size() &&
+            (param_types[index] == ParamType::kInt || param_types[index] == ParamType::kInts)) {
+          if (p.is_list)
+            for (const auto& x : p.items)
+              check_expression(item.second, x, layer_path + "." + key, net, scope);
+          else
+            check_expression(item.second, p.text, layer_path + "." + key, net, scope);
+        }
         layer.params.emplace(key, std::move(p));
       }
       if (kind) {
@@ -275,8 +391,15 @@ class Reader {
                 layer.where, layer_path + "." + p.name,
                 fmt::format("required parameter of {} is missing ({})", layer.kind, p.description));
       }
-      net.layers.push_back(std::move(layer));
+      if (block) {
+        for (const auto& p : block->params)
+          if (!layer.params.count(p) && !block->defaults.count(p))
+            diags_.add(layer.where, layer_path + "." + p,
+                       fmt::format("parameter of block {} is missing", layer.block));
+      }
+      out.push_back(std::move(layer));
     }
+    return out;
   }
 
   const YamlFile& file_;

@@ -22,6 +22,8 @@ Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& syst
   p.mode = options.mode;
   p.precision = options.precision;
   p.parameters = net.parameters;
+  p.memory = net.memory;
+  p.device_memory_bytes = device.memory.capacity_bytes;
   p.op_count = net.graph.size();
 
   const bool on_host = device.kind == hw::DeviceKind::kCpu;

@@ -31,6 +31,8 @@ struct Prediction {
   double step_time_s = 0;
   double samples_per_s = 0;
   std::int64_t parameters = 0;
+  graphs::MemoryFootprint memory;  // on `device` (graphs/memory_footprint.h)
+  double device_memory_bytes = 0;  // the capacity of `device`
   double total_flops = 0;
   double total_bytes = 0;
   std::size_t op_count = 0;

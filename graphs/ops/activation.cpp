@@ -1,6 +1,8 @@
 // Elementwise layers: activations, dropout, residual add. Each reads its inputs and writes
 // its output once; FLOPs per element are the operation count of the function (relu 1,
-// sigmoid/tanh 4 as exp + add + divide + negate, clipped relu 2).
+// sigmoid/tanh 4 as exp + add + divide + negate, clipped relu 2; gelu in its tanh form
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) 12: cube 2, fma 2, scale 1, tanh 4, add 1,
+// two products 2; its backward 20; silu x sigmoid(x) 5, backward sigmoid (1 + x (1 - s)) 8).
 
 #include "graphs/ops/common.h"
 
@@ -40,6 +42,34 @@ void register_activation_ops(LayerRegistry& r) {
   r.add(activation("clipped_relu", "min(max(x, 0), ceiling) (Deep Speech)", 2, 2));
   r.add(activation("sigmoid", "logistic 1 / (1 + exp(-x))", 4, 2));
   r.add(activation("tanh", "hyperbolic tangent", 4, 2));
+  r.add(activation("gelu", "Gaussian error linear unit (tanh approximation; BERT, GPT-2)", 12, 20));
+  r.add(activation("silu", "x * sigmoid(x) (swish)", 5, 8));
+  r.add(LayerKind{
+      .name = "reparameterize",
+      .summary = "VAE sample z = mean + exp(logvar / 2) * eps, eps ~ N(0, 1); inputs mean, logvar",
+      .op_class = OpClass::kElementwise,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .infer = add_infer,
+      // Draws eps (a random number, ~1 FLOP), scale 1, exp 1, multiply 1, add 1; writes z
+      // and keeps eps for the backward pass.
+      .forward =
+          [](ForwardContext& ctx) {
+            Operator op = elementwise_forward(ctx, "fwd", 5);
+            op.bytes_written *= 2;
+            ctx.emit(std::move(op));
+          },
+      // d(mean) = dz; d(logvar) = dz * eps * exp(logvar / 2) / 2: 3 FLOPs per element.
+      .backward =
+          [](BackwardContext& ctx) {
+            if (ctx.needs_input_grad(0)) ctx.pass_input_grad(0);
+            if (ctx.needs_input_grad(1)) {
+              Operator op = elementwise_backward(ctx, "bwd_logvar", 3, 2);
+              op.output_shape = ctx.in(1).shape;
+              ctx.emit(std::move(op), 1);
+            }
+          },
+  });
   r.add(LayerKind{
       .name = "dropout",
       .summary = "random zeroing with probability p (training only; identity in inference)",

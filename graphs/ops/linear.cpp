@@ -1,6 +1,9 @@
 // Fully-connected layers and matrix products. linear: y = x W^T + b over the last dim,
 // FLOPs 2*M*in*out (+ M*out for the bias), M the product of the leading dims.
 // matmul: [..., M, K] x [..., K, N] with broadcast batch dims, FLOPs 2*batch*M*N*K.
+// A linear layer `tied_to` another layer reuses that layer's weight (GPT-2's LM head and its
+// token embedding): no parameters of its own; its weight gradient is computed and
+// accumulated into the owner's, which the owner's update applies.
 
 #include "graphs/ops/common.h"
 
@@ -31,7 +34,8 @@ std::vector<TensorInfo> linear_infer(const Layer& layer, const std::vector<Tenso
 
 std::vector<Weight> linear_weights(const Layer& layer, const std::vector<TensorInfo>& in) {
   const LinearGeometry g = linear_geometry(layer, in.front());
-  std::vector<Weight> w{{"weight", g.in * g.out}};
+  std::vector<Weight> w;
+  if (!layer.has("tied_to")) w.push_back({"weight", g.in * g.out});
   if (layer.get_bool("bias")) w.push_back({"bias", g.out});
   return w;
 }
@@ -61,11 +65,12 @@ void linear_backward(BackwardContext& ctx) {
   Operator dw = ctx.make("bwd_weight", OpClass::kGemm, Phase::kBackwardWeight, gemm_flops,
                          ctx.out().bytes() + ctx.in().bytes(), e * d(g.in * g.out));
   dw.gemm = {g.out, g.in, g.rows, 1};
-  ctx.emit(std::move(dw), -1, 0);
+  const bool tied = ctx.layer.has("tied_to");
+  ctx.emit(std::move(dw), -1, tied ? -1 : 0);
   if (ctx.layer.get_bool("bias"))
     ctx.emit(ctx.make("bwd_bias", OpClass::kReduction, Phase::kBackwardWeight, d(g.rows * g.out),
                       ctx.out().bytes(), e * d(g.out)),
-             -1, 1);
+             -1, tied ? 0 : 1);
 }
 
 struct MatmulGeometry {
@@ -145,7 +150,13 @@ void register_linear_ops(LayerRegistry& r) {
                            "",
                            "input features (checked against the input when given)",
                            {}},
-                 bool_param("bias", "add a bias", "true")},
+                 bool_param("bias", "add a bias", "true"),
+                 ParamDecl{"tied_to",
+                           ParamType::kString,
+                           false,
+                           "",
+                           "reuse the weight of this layer (no parameters of its own)",
+                           {}}},
       .infer = linear_infer,
       .weights = linear_weights,
       .forward = linear_forward,

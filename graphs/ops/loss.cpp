@@ -1,6 +1,19 @@
 // Losses. Softmax cross-entropy over the last dim of the logits: forward a softmax (max,
 // subtract, exp, sum, divide: 5 FLOPs/element) and the per-example loss; backward the
 // elementwise (softmax - one_hot) / batch.
+// mse: 0.5 or mean squared error of two same-shape tensors: difference, square, sum = 3 FLOPs
+// per element; backward the scaled difference, 2 per element per input needing it.
+// vae_kl: KL(N(mean, exp(logvar)) || N(0, I)) = -0.5 sum(1 + logvar - mean^2 - exp(logvar))
+// (Kingma & Welling 2014, appendix B): square 1, exp 1, three sums 3, reduce 1 = 6 FLOPs per
+// element; backward d(mean) = mean (1) and d(logvar) = (exp(logvar) - 1) / 2 (3).
+// ctc: a documented approximation of CTC (Graves et al. 2006): log-softmax over the classes
+// (5 FLOPs per logit), then the alpha recursion over the 2S+1 label lattice for `frames`
+// steps (8 FLOPs per state and step: log-sum-exp of up to three predecessors); backward the
+// beta recursion (8), the state posteriors (4) and the gradient of the logits (2 per logit).
+// It ignores label-dependent repeats and early exit of short labels.
+// td_huber: Q-learning TD loss (Mnih et al. 2015): Q(s, a) picked from [N, A] by a one-hot
+// product and a max over actions (2 FLOPs per Q value), the error against the target and its
+// Huber clip (4 FLOPs per example); backward scatters the clipped error (2 per Q value).
 
 #include "graphs/ops/common.h"
 
@@ -17,6 +30,46 @@ std::vector<TensorInfo> infer(const Layer& layer, const std::vector<TensorInfo>&
         fmt::format("labels {} do not match logits {}", shape_str(labels.shape),
                     shape_str(logits.shape)));
   return {TensorInfo{{}, DType::kF32}};
+}
+
+std::vector<TensorInfo> scalar_loss(const Layer&, const std::vector<TensorInfo>&) {
+  return {TensorInfo{{}, DType::kF32}};
+}
+
+std::vector<TensorInfo> same_shape_loss(const Layer& layer, const std::vector<TensorInfo>& in) {
+  check(in[0].shape == in[1].shape, layer,
+        fmt::format("inputs must have the same shape (got {} and {})", shape_str(in[0].shape),
+                    shape_str(in[1].shape)));
+  return scalar_loss(layer, in);
+}
+
+void pairwise_backward(BackwardContext& ctx, double flops0, double flops1) {
+  for (int i = 0; i < 2; ++i) {
+    if (!ctx.needs_input_grad(i)) continue;
+    const TensorInfo& t = ctx.in(i);
+    const double n = d(t.elements());
+    Operator op =
+        ctx.make(fmt::format("bwd{}", i), OpClass::kElementwise, Phase::kBackwardData,
+                 (i == 0 ? flops0 : flops1) * n, ctx.in(0).bytes() + ctx.in(1).bytes(), t.bytes());
+    op.output_shape = t.shape;
+    ctx.emit(std::move(op), i);
+  }
+}
+
+struct CtcGeometry {
+  std::int64_t t, n, c, s, frames;
+};
+
+CtcGeometry ctc_geometry(const Layer& layer, const std::vector<TensorInfo>& in) {
+  expect_rank(layer, in[0], 3, "[T, N, C]");
+  expect_rank(layer, in[1], 2, "[N, S]");
+  CtcGeometry g{in[0].shape[0], in[0].shape[1], in[0].shape[2], in[1].shape[1], 0};
+  check(in[1].shape[0] == g.n, layer,
+        fmt::format("labels {} and logits {} disagree on the batch", shape_str(in[1].shape),
+                    shape_str(in[0].shape)));
+  g.frames = layer.get_int("frames");
+  if (g.frames == 0 || g.frames > g.t) g.frames = g.t;
+  return g;
 }
 
 }  // namespace
@@ -43,6 +96,100 @@ void register_loss_ops(LayerRegistry& r) {
             Operator op = ctx.make("bwd", OpClass::kSoftmax, Phase::kBackwardData, 2.0 * n,
                                    ctx.in(0).bytes() + ctx.in(1).bytes(), ctx.in(0).bytes());
             ctx.emit(std::move(op), 0);
+          },
+  });
+  r.add(LayerKind{
+      .name = "mse",
+      .summary = "squared error of two same-shape tensors (prediction, target), summed or mean",
+      .op_class = OpClass::kElementwise,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .is_loss = true,
+      .infer = same_shape_loss,
+      .forward =
+          [](ForwardContext& ctx) {
+            ctx.emit(ctx.make("fwd", OpClass::kElementwise, 3.0 * d(ctx.in(0).elements()),
+                              ctx.in(0).bytes() + ctx.in(1).bytes(), 4.0));
+          },
+      .backward = [](BackwardContext& ctx) { pairwise_backward(ctx, 2, 2); },
+  });
+  r.add(LayerKind{
+      .name = "vae_kl",
+      .summary = "VAE KL divergence of N(mean, exp(logvar)) to N(0, I); inputs mean, logvar",
+      .op_class = OpClass::kElementwise,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .is_loss = true,
+      .infer = same_shape_loss,
+      .forward =
+          [](ForwardContext& ctx) {
+            ctx.emit(ctx.make("fwd", OpClass::kElementwise, 6.0 * d(ctx.in(0).elements()),
+                              ctx.in(0).bytes() + ctx.in(1).bytes(), 4.0));
+          },
+      .backward = [](BackwardContext& ctx) { pairwise_backward(ctx, 1, 3); },
+  });
+  r.add(LayerKind{
+      .name = "ctc",
+      .summary = "connectionist temporal classification (approximate cost); logits [T, N, C], "
+                 "labels [N, S]",
+      .op_class = OpClass::kSoftmax,
+      .params = {int_param("frames", "time steps scored (0: all T)", "0")},
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .is_loss = true,
+      .infer =
+          [](const Layer& layer, const std::vector<TensorInfo>& in) {
+            ctc_geometry(layer, in);
+            return scalar_loss(layer, in);
+          },
+      .forward =
+          [](ForwardContext& ctx) {
+            const CtcGeometry g = ctc_geometry(ctx.layer, ctx.inputs);
+            const double states = d(g.frames * g.n * (2 * g.s + 1));
+            ctx.emit(
+                ctx.make("fwd", OpClass::kSoftmax, 5.0 * d(ctx.in(0).elements()) + 8.0 * states,
+                         ctx.in(0).bytes() + ctx.in(1).bytes(), ctx.in(0).bytes() + 4.0 * states));
+          },
+      .backward =
+          [](BackwardContext& ctx) {
+            if (!ctx.needs_input_grad(0)) return;
+            const CtcGeometry g = ctc_geometry(ctx.layer, ctx.inputs);
+            const double states = d(g.frames * g.n * (2 * g.s + 1));
+            ctx.emit(ctx.make("bwd", OpClass::kSoftmax, Phase::kBackwardData,
+                              12.0 * states + 2.0 * d(ctx.in(0).elements()),
+                              2.0 * ctx.in(0).bytes() + 4.0 * states, ctx.in(0).bytes()),
+                     0);
+          },
+  });
+  r.add(LayerKind{
+      .name = "td_huber",
+      .summary = "Q-learning TD loss: Q(s, a) of [N, A] by one-hot and max, Huber-clipped "
+                 "error against a target [N]",
+      .op_class = OpClass::kElementwise,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .is_loss = true,
+      .infer =
+          [](const Layer& layer, const std::vector<TensorInfo>& in) {
+            expect_rank(layer, in[0], 2, "[N, A]");
+            check(in[1].elements() == in[0].shape[0], layer,
+                  fmt::format("target {} needs one value per row of {}", shape_str(in[1].shape),
+                              shape_str(in[0].shape)));
+            return scalar_loss(layer, in);
+          },
+      .forward =
+          [](ForwardContext& ctx) {
+            ctx.emit(ctx.make("fwd", OpClass::kElementwise,
+                              2.0 * d(ctx.in(0).elements()) + 4.0 * d(ctx.in(1).elements()),
+                              2.0 * ctx.in(0).bytes() + ctx.in(1).bytes(), 4.0));
+          },
+      .backward =
+          [](BackwardContext& ctx) {
+            if (!ctx.needs_input_grad(0)) return;
+            ctx.emit(ctx.make("bwd", OpClass::kElementwise, Phase::kBackwardData,
+                              2.0 * d(ctx.in(0).elements()),
+                              2.0 * ctx.in(0).bytes() + ctx.in(1).bytes(), ctx.in(0).bytes()),
+                     0);
           },
   });
 }

@@ -1,0 +1,49 @@
+#include "graphs/memory_footprint.h"
+
+#include <algorithm>
+
+#include "graphs/lower.h"
+#include "graphs/optimizer.h"
+
+namespace amdahl::graphs {
+namespace {
+constexpr double kF32 = 4;
+
+bool gemm_like(OpClass c) {
+  return c == OpClass::kConv || c == OpClass::kGemm || c == OpClass::kRnn ||
+         c == OpClass::kAttention;
+}
+}  // namespace
+
+MemoryFootprint memory_footprint(const LoweredNetwork& net) {
+  MemoryFootprint m;
+  const double params = static_cast<double>(net.parameters);
+  const bool training = net.mode == Mode::kTrain;
+  m.weights_bytes = kF32 * params;
+  if (training) {
+    m.gradients_bytes = kF32 * params;
+    m.optimizer_state_bytes = kF32 * update_cost(net.optimizer).state_tensors * params;
+  }
+  for (OpId id = 0; id < net.graph.size(); ++id) {
+    const Operator& op = net.graph.op(id);
+    if (op.phase != Phase::kForward && op.phase != Phase::kHost) continue;
+    if (op.kind == "weight_cast") {
+      m.weights_bytes += op.bytes_written;
+      continue;
+    }
+    if (training) {
+      m.activations_bytes += op.bytes_written;
+    } else {
+      double live = op.bytes_written;
+      for (const Shape& s : op.input_shapes)
+        live += static_cast<double>(elements(s)) * dtype_bytes(op.dtype);
+      m.activations_bytes = std::max(m.activations_bytes, live);
+    }
+    if (gemm_like(op.op_class)) m.workspace_bytes = std::max(m.workspace_bytes, op.bytes_written);
+  }
+  m.peak_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_state_bytes +
+                 m.activations_bytes + m.workspace_bytes;
+  return m;
+}
+
+}  // namespace amdahl::graphs

@@ -1,0 +1,35 @@
+#pragma once
+// Device memory a lowered network needs, in bytes (SI: 1 GB = 1e9 B).
+//
+//   weights          parameters at 4 bytes (fp32; the master copy under mixed precision),
+//                    plus the 16-bit working copies the weight casts write
+//   gradients        training: one fp32 gradient per parameter
+//   optimizer state  training: the optimizer's state tensors (optimizer.h) at 4 bytes
+//   activations      training: every forward op's output, kept until the backward pass
+//                    (what frameworks save without recomputation; views cost nothing,
+//                    in-place activations are not modelled); the network inputs on the
+//                    device included. Inference: the largest live set of one op, its inputs
+//                    plus its output.
+//   workspace        an estimate: the largest output of one GEMM-like op (conv, gemm, rnn,
+//                    attention), the size of scratch a split-K GEMM or a Winograd / FFT
+//                    convolution algorithm asks for
+//   peak             the sum: everything resident at once at the start of the backward pass
+// Fragmentation and the framework's own allocations are not counted.
+
+namespace amdahl::graphs {
+
+struct LoweredNetwork;
+
+struct MemoryFootprint {
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_state_bytes = 0;
+  double activations_bytes = 0;
+  double workspace_bytes = 0;
+  double peak_bytes = 0;
+};
+
+// From the ops, weights, mode and optimizer of `net`.
+MemoryFootprint memory_footprint(const LoweredNetwork& net);
+
+}  // namespace amdahl::graphs

@@ -1,0 +1,117 @@
+// Every zoo network loads, binds at its default sizes and lowers in both modes; parameter
+// counts and forward multiply-accumulates per sample equal published values.
+//
+// MACs count the GEMM-like forward ops only (convolution, linear, matmul, attention and
+// recurrent GEMMs: m*n*k*batch of their implicit GEMM), per sample, as the published
+// figures do (bias adds, activations, pooling and normalization left out).
+
+#include "graphs/zoo.h"
+
+#include <catch2/catch.hpp>
+
+#include "graphs/lower.h"
+
+using namespace amdahl::graphs;
+
+namespace {
+// The acceptance tolerance for published counts.
+constexpr double kPublishedTolerance = 0.005;
+
+struct Published {
+  const char* model;
+  double parameters;
+  double gmac_per_sample;  // forward, at the default sizes
+  const char* source;
+};
+
+// torchvision figures: the model cards of torchvision 0.14 (parameters exact; "GFLOPS" there
+// are multiply-accumulates, given to 2-3 digits; where the card rounds to 2 digits the value
+// here is the same count to 3-4 digits from the layer shapes (AlexNet 0.714, MobileNet-v2
+// 0.3006). Fathom figures: ../shared/data/fathom-workloads.md ("derived", per example).
+const Published kPublished[] = {
+    {"resnet18", 11'689'512, 1.814, "torchvision model card"},
+    {"resnet50", 25'557'032, 4.089, "torchvision model card (4.09)"},
+    {"resnet152", 60'192'808, 11.514, "torchvision model card (11.51)"},
+    {"vgg16", 138'357'544, 15.47, "torchvision model card"},
+    {"alexnet-tv", 61'100'840, 0.714, "torchvision model card (0.71)"},
+    {"mobilenet-v2", 3'504'872, 0.3006, "torchvision model card (0.30)"},
+    {"inception-v3", 27'161'264, 5.719, "torchvision model card (5.71; the aux head adds 0.1%)"},
+    {"alexnet", 61.1e6, 0.717, "fathom-workloads.md alexnet"},
+    {"vgg", 137.8e6, 13.62, "fathom-workloads.md vgg"},
+    {"residual", 6.18e6, 0.877, "fathom-workloads.md residual"},
+    {"deepq", 1.69e6, 9.35e-3, "fathom-workloads.md deepq (online network)"},
+    {"autoenc", 0.47e6, 0.47e-3, "fathom-workloads.md autoenc"},
+    {"speech", 2.19e6, 3.43, "fathom-workloads.md speech (per utterance)"},
+};
+
+double forward_macs(const LoweredNetwork& net) {
+  double macs = 0;
+  for (OpId id = 0; id < net.graph.size(); ++id) {
+    const Operator& op = net.graph.op(id);
+    if (op.phase != Phase::kForward || op.gemm.empty()) continue;
+    macs += static_cast<double>(op.gemm.m) * static_cast<double>(op.gemm.n) *
+            static_cast<double>(op.gemm.k) *
+            static_cast<double>(std::max<std::int64_t>(op.gemm.batch, 1));
+  }
+  return macs;
+}
+
+std::int64_t batch_of(const BoundNetwork& net) {
+  const auto it = net.sizes.find("batch");
+  return it == net.sizes.end() ? 1 : it->second;
+}
+}  // namespace
+
+TEST_CASE("every zoo network lowers at its default sizes in both modes", "[graphs][zoo]") {
+  for (const auto& name : zoo_names()) {
+    INFO(name);
+    const BoundNetwork bound = bind_sizes(load_zoo_network(name), {});
+    const LoweredNetwork infer = lower(bound, {.mode = Mode::kInfer});
+    const LoweredNetwork train = lower(bound, {.mode = Mode::kTrain});
+    CHECK(infer.parameters > 0);
+    CHECK(train.graph.size() > infer.graph.size());
+    CHECK(train.parameters == infer.parameters);
+  }
+}
+
+TEST_CASE("zoo parameter counts and forward MACs equal published values", "[graphs][zoo]") {
+  for (const Published& p : kPublished) {
+    INFO(p.model << " (" << p.source << ")");
+    const BoundNetwork bound = bind_sizes(load_zoo_network(p.model), {});
+    const LoweredNetwork net = lower(bound, {.mode = Mode::kInfer});
+    CHECK(static_cast<double>(net.parameters) == Approx(p.parameters).epsilon(kPublishedTolerance));
+    CHECK(forward_macs(net) / static_cast<double>(batch_of(bound)) / 1e9 ==
+          Approx(p.gmac_per_sample).epsilon(kPublishedTolerance));
+  }
+}
+
+TEST_CASE("inception-v3 without the auxiliary head", "[graphs][zoo]") {
+  // torchvision's 27,161,264 less the auxiliary head: conv 768 -> 128 1x1 (98,304) + batch
+  // norm (256), conv 128 -> 768 5x5 (2,457,600) + batch norm (1,536), fc 768 -> 1000
+  // (769,000).
+  const double aux = 98'304 + 256 + 2'457'600 + 1'536 + 769'000;
+  const auto net =
+      lower(bind_sizes(load_zoo_network("inception-v3"), {{"aux", 0}}), {.mode = Mode::kInfer});
+  CHECK(static_cast<double>(net.parameters) == Approx(27'161'264 - aux));
+}
+
+TEST_CASE("the zoo holds the Fathom eight and the modern networks", "[graphs][zoo]") {
+  const auto names = zoo_names();
+  for (const char* model : {"speech", "autoenc", "residual", "vgg", "alexnet",
+                            "deepq", "alexnet-tv", "vgg16", "resnet18", "resnet50", "resnet152",
+                            "inception-v3", "mobilenet-v2", "gpt2-small"}) {
+    INFO(model);
+    CHECK(std::find(names.begin(), names.end(), model) != names.end());
+  }
+}
+
+TEST_CASE("--batch and --set change the lowered network", "[graphs][zoo]") {
+  const Network net = load_zoo_network("resnet50");
+  const auto at = [&](Bindings b) {
+    return forward_macs(lower(bind_sizes(net, b), {.mode = Mode::kInfer}));
+  };
+  // MACs scale with the batch and with the image area (stride-32 feature maps: 224 -> 7,
+  // 448 -> 14; the fc layer is a vanishing share).
+  CHECK(at({{"batch", 8}}) == Approx(8 * at({{"batch", 1}})));
+  CHECK(at({{"batch", 1}, {"image", 448}}) == Approx(4 * at({{"batch", 1}})).epsilon(0.01));
+}
