@@ -43,6 +43,7 @@ const LayerRegistry& layer_registry() {
     register_embedding_ops(r);
     register_recurrent_ops(r);
     register_attention_ops(r);
+    register_attention_decoder_ops(r);
     return r;
   }();
   return kRegistry;

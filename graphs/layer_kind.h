@@ -152,5 +152,6 @@ void register_softmax_ops(LayerRegistry& r);
 void register_embedding_ops(LayerRegistry& r);
 void register_recurrent_ops(LayerRegistry& r);
 void register_attention_ops(LayerRegistry& r);
+void register_attention_decoder_ops(LayerRegistry& r);
 
 }  // namespace amdahl::graphs

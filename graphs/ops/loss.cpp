@@ -11,6 +11,12 @@
 // steps (8 FLOPs per state and step: log-sum-exp of up to three predecessors); backward the
 // beta recursion (8), the state posteriors (4) and the gradient of the logits (2 per logit).
 // It ignores label-dependent repeats and early exit of short labels.
+// sampled_softmax: the output projection trained through sampled softmax (Jean et al. 2015;
+// tf.nn.sampled_softmax_loss as Fathom seq2seq uses it): hidden [..., H] of M rows, a
+// [classes, H] projection and bias; per step gather the rows of `num_sampled` shared samples
+// and the true classes, logits M x num_sampled GEMM (k = H) plus the true logits (2 H per
+// row), softmax cross-entropy over num_sampled + 1 (5 FLOPs per logit). Backward: logit
+// gradient (2 per logit), dh GEMM, and a sparse weight gradient into the gathered rows.
 // td_huber: Q-learning TD loss (Mnih et al. 2015): Q(s, a) picked from [N, A] by a one-hot
 // product and a max over actions (2 FLOPs per Q value), the error against the target and its
 // Huber clip (4 FLOPs per example); backward scatters the clipped error (2 per Q value).
@@ -70,6 +76,20 @@ CtcGeometry ctc_geometry(const Layer& layer, const std::vector<TensorInfo>& in) 
   g.frames = layer.get_int("frames");
   if (g.frames == 0 || g.frames > g.t) g.frames = g.t;
   return g;
+}
+
+struct SampledGeometry {
+  std::int64_t m, h, classes, samples;
+};
+
+SampledGeometry sampled_geometry(const Layer& layer, const std::vector<TensorInfo>& in) {
+  check(!in[0].shape.empty(), layer, "expects hidden states [..., H]");
+  const std::int64_t h = in[0].shape.back();
+  const std::int64_t m = in[0].elements() / std::max<std::int64_t>(h, 1);
+  check(in[1].elements() == m, layer,
+        fmt::format("labels {} need one class per row of {}", shape_str(in[1].shape),
+                    shape_str(in[0].shape)));
+  return {m, h, layer.get_int("num_classes"), layer.get_int("num_sampled")};
 }
 
 }  // namespace
@@ -190,6 +210,62 @@ void register_loss_ops(LayerRegistry& r) {
                               2.0 * d(ctx.in(0).elements()),
                               2.0 * ctx.in(0).bytes() + ctx.in(1).bytes(), ctx.in(0).bytes()),
                      0);
+          },
+  });
+  r.add(LayerKind{
+      .name = "sampled_softmax",
+      .summary = "output projection + sampled softmax cross-entropy (hidden [..., H], labels)",
+      .op_class = OpClass::kSoftmax,
+      .params = {int_param("num_classes", "classes of the full projection"),
+                 int_param("num_sampled", "negative samples shared across the batch")},
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .is_loss = true,
+      .infer =
+          [](const Layer& layer, const std::vector<TensorInfo>& in) {
+            sampled_geometry(layer, in);
+            return scalar_loss(layer, in);
+          },
+      .weights =
+          [](const Layer& layer, const std::vector<TensorInfo>& in) {
+            const SampledGeometry g = sampled_geometry(layer, in);
+            return std::vector<Weight>{{"weight", g.classes * g.h}, {"bias", g.classes}};
+          },
+      .forward =
+          [](ForwardContext& ctx) {
+            const SampledGeometry g = sampled_geometry(ctx.layer, ctx.inputs);
+            const double e = dtype_bytes(ctx.in(0).dtype);
+            const double rows = d(g.samples + g.m);
+            ctx.emit(ctx.make("gather", OpClass::kEmbedding, 0, e * rows * d(g.h + 1),
+                              e * rows * d(g.h + 1)));
+            Operator logits = ctx.make(
+                "logits", OpClass::kGemm, 2.0 * d(g.m) * d(g.h) * d(g.samples) + 2.0 * d(g.m * g.h),
+                ctx.in(0).bytes() + e * rows * d(g.h), e * d(g.m * (g.samples + 1)));
+            logits.gemm = {g.m, g.samples, g.h, 1};
+            ctx.emit(std::move(logits));
+            const double n = d(g.m * (g.samples + 1));
+            ctx.emit(ctx.make("softmax", OpClass::kSoftmax, 5.0 * n, e * n + ctx.in(1).bytes(),
+                              e * n + 4.0));
+          },
+      .backward =
+          [](BackwardContext& ctx) {
+            const SampledGeometry g = sampled_geometry(ctx.layer, ctx.inputs);
+            const double e = dtype_bytes(ctx.in(0).dtype);
+            const double n = d(g.m * (g.samples + 1));
+            const double gemm = 2.0 * d(g.m) * d(g.h) * d(g.samples + 1);
+            ctx.emit(ctx.make("softmax.bwd", OpClass::kSoftmax, Phase::kBackwardData, 2.0 * n,
+                              e * n, e * n));
+            if (ctx.needs_input_grad(0)) {
+              Operator dh = ctx.make("bwd_data", OpClass::kGemm, Phase::kBackwardData, gemm,
+                                     e * (n + d((g.samples + g.m) * g.h)), ctx.in(0).bytes());
+              dh.gemm = {g.m, g.h, g.samples + 1, 1};
+              ctx.emit_after(std::move(dh), 0);
+            }
+            Operator dw = ctx.make("bwd_weight", OpClass::kGemm, Phase::kBackwardWeight, gemm,
+                                   e * n + ctx.in(0).bytes(), e * d((g.samples + g.m) * (g.h + 1)));
+            dw.gemm = {g.samples + 1, g.h, g.m, 1};
+            ctx.emit_after(std::move(dw), -1, 0);
+            ctx.mark_weight(1);
           },
   });
 }
