@@ -32,6 +32,10 @@ std::vector<std::string> LayerRegistry::names() const {
 const LayerRegistry& layer_registry() {
   static const LayerRegistry kRegistry = [] {
     LayerRegistry r;
+    register_unary_ops(r);
+    register_binary_ops(r);
+    register_reduce_ops(r);
+    register_movement_ops(r);
     register_conv_ops(r);
     register_linear_ops(r);
     register_activation_ops(r);

@@ -141,6 +141,10 @@ class BackwardContext {
 };
 
 // Registration of each op family (graphs/ops/*.cpp); called by layer_registry().
+void register_unary_ops(LayerRegistry& r);
+void register_binary_ops(LayerRegistry& r);
+void register_reduce_ops(LayerRegistry& r);
+void register_movement_ops(LayerRegistry& r);
 void register_conv_ops(LayerRegistry& r);
 void register_linear_ops(LayerRegistry& r);
 void register_activation_ops(LayerRegistry& r);

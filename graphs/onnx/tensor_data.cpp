@@ -1,0 +1,99 @@
+#include "graphs/onnx/tensor_data.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "util/error.h"
+
+namespace amdahl::graphs::onnx {
+namespace {
+
+template <typename T>
+std::vector<double> from_bytes(const std::string& raw, std::int64_t n) {
+  std::vector<double> out(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    T v;
+    std::memcpy(&v, raw.data() + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+    out[static_cast<std::size_t>(i)] = static_cast<double>(v);
+  }
+  return out;
+}
+
+std::optional<std::vector<double>> decode_raw(int type, const std::string& raw, std::int64_t n) {
+  using T = ::onnx::TensorProto;
+  switch (type) {
+    case T::FLOAT:
+      return from_bytes<float>(raw, n);
+    case T::DOUBLE:
+      return from_bytes<double>(raw, n);
+    case T::INT64:
+      return from_bytes<std::int64_t>(raw, n);
+    case T::UINT64:
+      return from_bytes<std::uint64_t>(raw, n);
+    case T::INT32:
+      return from_bytes<std::int32_t>(raw, n);
+    case T::UINT32:
+      return from_bytes<std::uint32_t>(raw, n);
+    case T::INT16:
+      return from_bytes<std::int16_t>(raw, n);
+    case T::UINT16:
+      return from_bytes<std::uint16_t>(raw, n);
+    case T::INT8:
+      return from_bytes<std::int8_t>(raw, n);
+    case T::UINT8:
+    case T::BOOL:
+      return from_bytes<std::uint8_t>(raw, n);
+    default:
+      return std::nullopt;  // fp16/bf16 constants are never shapes
+  }
+}
+
+std::string read_external(const ::onnx::TensorProto& t, const std::string& model_dir,
+                          std::int64_t bytes, const std::string& where) {
+  std::string location;
+  std::int64_t offset = 0;
+  for (const auto& kv : t.external_data()) {
+    if (kv.key() == "location") location = kv.value();
+    if (kv.key() == "offset") offset = std::stoll(kv.value());
+  }
+  const std::string path = (std::filesystem::path(model_dir) / location).string();
+  std::ifstream in(path, std::ios::binary);
+  std::string raw(static_cast<std::size_t>(bytes), '\0');
+  if (!in || !in.seekg(offset) || !in.read(raw.data(), bytes))
+    throw UserError(
+        fmt::format("{}: cannot read the external data of '{}' from {}", where, t.name(), path));
+  return raw;
+}
+
+}  // namespace
+
+Value constant_value(const ::onnx::TensorProto& t, const std::string& model_dir,
+                     const std::string& where) {
+  Value v;
+  v.info.dtype = onnx_dtype(t.data_type(), fmt::format("{}: tensor '{}'", where, t.name()));
+  for (std::int64_t d : t.dims()) v.info.shape.push_back(d);
+  const std::int64_t n = v.info.elements();
+  if (n > kKnownElements) return v;
+  using T = ::onnx::TensorProto;
+  if (t.data_location() == T::EXTERNAL) {
+    v.data = decode_raw(t.data_type(),
+                        read_external(t, model_dir, n * dtype_bytes(v.info.dtype), where), n);
+  } else if (t.has_raw_data()) {
+    if (static_cast<std::int64_t>(t.raw_data().size()) >= n * dtype_bytes(v.info.dtype))
+      v.data = decode_raw(t.data_type(), t.raw_data(), n);
+  } else if (t.float_data_size() == n) {
+    v.data = std::vector<double>(t.float_data().begin(), t.float_data().end());
+  } else if (t.int64_data_size() == n) {
+    v.data = std::vector<double>(t.int64_data().begin(), t.int64_data().end());
+  } else if (t.int32_data_size() == n) {
+    v.data = std::vector<double>(t.int32_data().begin(), t.int32_data().end());
+  } else if (t.double_data_size() == n) {
+    v.data = std::vector<double>(t.double_data().begin(), t.double_data().end());
+  }
+  return v;
+}
+
+}  // namespace amdahl::graphs::onnx

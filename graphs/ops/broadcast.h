@@ -1,0 +1,47 @@
+#pragma once
+// Numpy broadcasting of shapes (ONNX's multidirectional broadcasting, the rule PyTorch and
+// NumPy follow): align trailing dims; each pair must be equal or contain a 1.
+
+#include <fmt/format.h>
+
+#include "graphs/ops/common.h"
+
+namespace amdahl::graphs::ops {
+
+// The broadcast shape of `shapes`. Throws UserError located at `layer` when two dims differ
+// and neither is 1.
+inline Shape broadcast_shapes(const Layer& layer, const std::vector<Shape>& shapes) {
+  std::size_t rank = 0;
+  for (const Shape& s : shapes) rank = std::max(rank, s.size());
+  Shape out(rank, 1);
+  for (const Shape& s : shapes)
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      std::int64_t& o = out[rank - s.size() + i];
+      const std::int64_t v = s[i];
+      if (v == o || v == 1) continue;
+      check(o == 1, layer, fmt::format("shapes do not broadcast: {}", [&] {
+              std::string all;
+              for (const Shape& t : shapes) all += (all.empty() ? "" : " and ") + shape_str(t);
+              return all;
+            }()));
+      o = v;
+    }
+  return out;
+}
+
+// Input dims an axis list refers to, with negative axes counted from the end (ONNX).
+// Throws UserError for an axis outside [-rank, rank).
+inline std::vector<std::size_t> normalize_axes(const Layer& layer,
+                                               const std::vector<std::int64_t>& axes,
+                                               std::size_t rank) {
+  std::vector<std::size_t> out;
+  for (std::int64_t a : axes) {
+    const std::int64_t r = static_cast<std::int64_t>(rank);
+    check(a >= -r && a < r, layer,
+          fmt::format("axis {} is outside a rank-{} tensor's [-{}, {})", a, rank, rank, rank));
+    out.push_back(static_cast<std::size_t>(a < 0 ? a + r : a));
+  }
+  return out;
+}
+
+}  // namespace amdahl::graphs::ops

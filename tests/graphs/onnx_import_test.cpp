@@ -1,0 +1,229 @@
+// ONNX import on small models built in memory: symbolic dims bound by --batch / --set, a
+// shape subgraph (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) folded to a constant,
+// MatMul + Add fused into one linear, and every bad input a one-line UserError.
+
+#include "graphs/onnx/onnx_import.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "graphs/lower.h"
+#include "util/error.h"
+
+using namespace amdahl;
+using namespace amdahl::graphs;
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct ModelBuilder {
+  ::onnx::ModelProto model;
+  ::onnx::GraphProto* g;
+
+  explicit ModelBuilder(int opset = 14) {
+    model.set_ir_version(8);
+    auto* o = model.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    g = model.mutable_graph();
+    g->set_name("test");
+  }
+  // dims: a number, or a symbolic name.
+  void input(const std::string& name, const std::vector<std::string>& dims,
+             int type = ::onnx::TensorProto::FLOAT) {
+    auto* in = g->add_input();
+    in->set_name(name);
+    auto* t = in->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    for (const auto& d : dims) {
+      auto* dim = t->mutable_shape()->add_dim();
+      if (std::isdigit(static_cast<unsigned char>(d[0])))
+        dim->set_dim_value(std::stoll(d));
+      else
+        dim->set_dim_param(d);
+    }
+  }
+  void initializer(const std::string& name, const std::vector<std::int64_t>& dims,
+                   const std::vector<std::int64_t>& ints = {}) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    for (auto d : dims) t->add_dims(d);
+    if (ints.empty()) {
+      t->set_data_type(::onnx::TensorProto::FLOAT);
+      std::int64_t n = 1;
+      for (auto d : dims) n *= d;
+      for (std::int64_t i = 0; i < n; ++i) t->add_float_data(0.0f);
+    } else {
+      t->set_data_type(::onnx::TensorProto::INT64);
+      for (auto v : ints) t->add_int64_data(v);
+    }
+  }
+  ::onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& in,
+                          const std::vector<std::string>& out, const std::string& name = {}) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(name.empty() ? op + std::to_string(g->node_size()) : name);
+    for (const auto& i : in) n->add_input(i);
+    for (const auto& o : out) n->add_output(o);
+    return n;
+  }
+  void output(const std::string& name) { g->add_output()->set_name(name); }
+  std::string save(const std::string& file) const {
+    const auto path = (std::filesystem::temp_directory_path() / file).string();
+    std::ofstream f(path, std::ios::binary);
+    model.SerializeToOstream(&f);
+    return path;
+  }
+};
+
+void set_ints(::onnx::NodeProto* n, const char* name, const std::vector<std::int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INTS);
+  for (auto x : v) a->add_ints(x);
+}
+void set_int(::onnx::NodeProto* n, const char* name, std::int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+// x [batch, seq, 64] -> MatMul W [64, 32] + b [32] -> Reshape to [batch, seq*32] computed
+// from Shape(x) -> Relu.
+ModelBuilder mlp_with_shape_subgraph() {
+  ModelBuilder m;
+  m.input("x", {"batch", "seq", "64"});
+  m.initializer("W", {64, 32});
+  m.initializer("b", {32});
+  m.initializer("zero", {}, {0});
+  m.initializer("minus_one", {1}, {-1});
+  m.node("MatMul", {"x", "W"}, {"xw"}, "fc_matmul");
+  m.node("Add", {"xw", "b"}, {"y"}, "fc_add");
+  m.node("Shape", {"x"}, {"shape"});
+  set_int(m.node("Gather", {"shape", "zero"}, {"n"}), "axis", 0);
+  m.initializer("axes0", {1}, {0});
+  m.node("Unsqueeze", {"n", "axes0"}, {"n1"});
+  set_int(m.node("Concat", {"n1", "minus_one"}, {"target"}), "axis", 0);
+  m.node("Reshape", {"y", "target"}, {"flat"});
+  m.node("Relu", {"flat"}, {"out"});
+  m.output("out");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("symbolic dims are bound and a shape subgraph folds to a constant", "[onnx]") {
+  const std::string path = mlp_with_shape_subgraph().save("amdahl_onnx_mlp.onnx");
+  const BoundNetwork net = graphs::onnx::import_onnx(path, {{"batch", 8}, {"seq", 10}});
+  REQUIRE(net.inputs.size() == 2);  // x and the appended labels
+  CHECK(net.inputs[0].tensor.shape == Shape{8, 10, 64});
+  CHECK(net.sizes.at("batch") == 8);
+  // MatMul + Add became one linear with a bias; Reshape a view; Relu; the loss.
+  REQUIRE(net.layers.size() == 4);
+  CHECK(net.layers[0].kind == "linear");
+  CHECK(net.layers[0].get_bool("bias"));
+  CHECK(net.layers[1].kind == "reshape");
+  CHECK(net.layers[1].get_int_list("shape") == std::vector<std::int64_t>{8, 320});
+  CHECK(net.layers[3].kind == "softmax_cross_entropy");
+  const LoweredNetwork lowered = lower(net, {.mode = Mode::kTrain});
+  CHECK(lowered.parameters == 64 * 32 + 32);
+  double fc = 0;
+  for (OpId id = 0; id < lowered.graph.size(); ++id)
+    if (lowered.graph.op(id).kind == "linear" && lowered.graph.op(id).phase == Phase::kForward)
+      fc = lowered.graph.op(id).flops;
+  // linear's formula: 2*M*in*out + M*out, M = 8*10 rows.
+  CHECK(fc == Approx(2.0 * 80 * 64 * 32 + 80 * 32));
+}
+
+TEST_CASE("--batch binds a first dim with another name", "[onnx]") {
+  ModelBuilder m;
+  m.input("x", {"batch_size", "16"});
+  m.node("Relu", {"x"}, {"y"});
+  m.output("y");
+  const BoundNetwork net = graphs::onnx::import_onnx(m.save("amdahl_onnx_bs.onnx"), {{"batch", 5}});
+  CHECK(net.inputs[0].tensor.shape == Shape{5, 16});
+  CHECK(net.sizes.at("batch") == 5);
+}
+
+TEST_CASE("bad ONNX input is a one-line error", "[onnx]") {
+  auto error_of = [](const std::string& path, const Bindings& sizes) {
+    try {
+      graphs::onnx::import_onnx(path, sizes);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto dir = std::filesystem::temp_directory_path();
+
+  SECTION("not ONNX") {
+    const auto path = (dir / "amdahl_not_onnx.onnx").string();
+    std::ofstream(path) << "name: resnet\nlayers: []\n";
+    CHECK_THAT(error_of(path, {}), Contains("not an ONNX model"));
+  }
+  SECTION("truncated") {
+    std::string bytes;
+    mlp_with_shape_subgraph().model.SerializeToString(&bytes);
+    const auto path = (dir / "amdahl_truncated.onnx").string();
+    std::ofstream(path, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    CHECK_THAT(error_of(path, {{"batch", 1}, {"seq", 1}}), Contains("not an ONNX model"));
+  }
+  SECTION("unsupported op names the op, the node and the supported ops") {
+    ModelBuilder m;
+    m.input("x", {"4", "4"});
+    m.node("NonMaxSuppression", {"x"}, {"y"}, "nms_1");
+    m.output("y");
+    const std::string e = error_of(m.save("amdahl_unsupported.onnx"), {});
+    CHECK_THAT(e, Contains("unsupported op 'NonMaxSuppression'"));
+    CHECK_THAT(e, Contains("node 'nms_1'"));
+    CHECK_THAT(e, Contains("Conv, "));
+    CHECK(e.find('\n') == std::string::npos);
+  }
+  SECTION("unbound symbolic dim names it and the option") {
+    const std::string path = mlp_with_shape_subgraph().save("amdahl_unbound.onnx");
+    CHECK_THAT(error_of(path, {{"batch", 2}}),
+               Contains("symbolic size 'seq'") && Contains("--set seq=VALUE"));
+    CHECK_THAT(error_of(path, {{"seq", 2}}), Contains("'batch'") && Contains("--batch"));
+  }
+  SECTION("unknown size") {
+    const std::string path = mlp_with_shape_subgraph().save("amdahl_unknown_size.onnx");
+    CHECK_THAT(error_of(path, {{"batch", 2}, {"seq", 3}, {"hidden", 4}}),
+               Contains("no symbolic size 'hidden'"));
+  }
+  SECTION("opset outside 9..17") {
+    for (int opset : {7, 18}) {
+      ModelBuilder m(opset);
+      m.input("x", {"4"});
+      m.node("Relu", {"x"}, {"y"});
+      m.output("y");
+      CHECK_THAT(error_of(m.save("amdahl_opset.onnx"), {}),
+                 Contains(fmt::format("opset {} is outside the supported range 9 to 17", opset)));
+    }
+  }
+}
+
+TEST_CASE("asymmetric pads become a pad layer before a symmetric conv", "[onnx]") {
+  ModelBuilder m(11);
+  m.input("x", {"1", "3", "8", "8"});
+  m.initializer("W", {4, 3, 3, 3});
+  auto* conv = m.node("Conv", {"x", "W"}, {"y"});
+  set_ints(conv, "pads", {0, 0, 1, 1});
+  m.output("y");
+  const BoundNetwork net = graphs::onnx::import_onnx(m.save("amdahl_pads.onnx"), {});
+  REQUIRE(net.layers.size() == 3);
+  CHECK(net.layers[0].kind == "pad");
+  CHECK(net.layers[1].kind == "conv2d");
+  CHECK_FALSE(net.layers[1].get_bool("bias"));
+  const LoweredNetwork lowered = lower(net, {.mode = Mode::kInfer});
+  // A 9x9 padded input gives 7x7: conv FLOPs 2*N*K*P*Q*C*R*S.
+  for (OpId id = 0; id < lowered.graph.size(); ++id)
+    if (lowered.graph.op(id).kind == "conv2d") {
+      CHECK(lowered.graph.op(id).output_shape == Shape{1, 4, 7, 7});
+      CHECK(lowered.graph.op(id).flops == Approx(2.0 * 4 * 7 * 7 * 3 * 3 * 3));
+    }
+}
