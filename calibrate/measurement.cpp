@@ -123,15 +123,20 @@ MeasurementSet read_measurements(const std::string& path) {
   return set;
 }
 
+std::string measurements_text(const MeasurementSet& set) {
+  std::string out = "# amdahl measurements v1\n";
+  for (const auto& [k, v] : set.provenance) out += "# " + k + ": " + v + "\n";
+  out += join(kColumns, ",") + "\n";
+  for (const auto& m : set.rows)
+    out += fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6e},{}\n", m.bench, m.op_class, m.precision,
+                       format_shape(m.shape), m.flops, m.bytes, m.time_s, m.reps);
+  return out;
+}
+
 void write_measurements(const MeasurementSet& set, const std::string& path) {
   std::ofstream out(path);
   if (!out) throw UserError(fmt::format("{}: cannot write", path));
-  out << "# amdahl measurements v1\n";
-  for (const auto& [k, v] : set.provenance) out << "# " << k << ": " << v << "\n";
-  out << join(kColumns, ",") << "\n";
-  for (const auto& m : set.rows)
-    out << fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6e},{}\n", m.bench, m.op_class, m.precision,
-                       format_shape(m.shape), m.flops, m.bytes, m.time_s, m.reps);
+  out << measurements_text(set);
 }
 
 }  // namespace amdahl::calibrate

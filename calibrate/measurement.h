@@ -31,6 +31,8 @@ struct MeasurementSet {
 // malformed number, or a non-positive time.
 MeasurementSet read_measurements(const std::string& path);
 void write_measurements(const MeasurementSet& set, const std::string& path);
+// The CSV text write_measurements writes.
+std::string measurements_text(const MeasurementSet& set);
 
 std::string format_shape(const std::map<std::string, std::string>& shape);
 

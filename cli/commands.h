@@ -10,6 +10,7 @@ void register_predict(CLI::App& app);
 void register_breakdown(CLI::App& app);
 void register_describe(CLI::App& app);
 void register_graph(CLI::App& app);
+void register_calibrate(CLI::App& app);
 void register_validate(CLI::App& app);
 
 }  // namespace amdahl::cli

@@ -1,0 +1,41 @@
+#pragma once
+// Fits every planned op class of a measurement set with the held-out rule of holdout.h, and
+// returns the fitted device (the base device with the fitted classes replaced) together with
+// each class's fit and held-out error.
+
+#include <string>
+#include <vector>
+
+#include "calibrate/efficiency_fit.h"
+#include "calibrate/measurement.h"
+#include "hw/system.h"
+
+namespace amdahl::calibrate {
+
+struct ClassPlan {
+  std::string op_class;  // amdahl op class name: gemm, conv, rnn, elementwise, ...
+  ModelForm form = ModelForm::kGemmLike;
+  FitOptions options;
+};
+
+struct Calibration {
+  hw::DeviceSpec device;  // base with the fitted efficiencies
+  std::vector<ClassFit> fits;
+  int rows_used = 0;
+  int rows_ignored = 0;  // rows of classes without a plan (launch, transfer, ...)
+};
+
+// The GPU plan: gemm, conv and rnn as GEMM-like with tiles from {32, 64, 128, 256}
+// (the CTA tile sizes of cuBLAS/CUTLASS SGEMM kernels); elementwise and reduction as
+// memory-bound.
+std::vector<ClassPlan> gpu_plan();
+
+// Samples of `rows` (threads from the shape's `threads` key, 0 when absent).
+std::vector<Sample> to_samples(const std::vector<Measurement>& rows);
+
+// A planned class without measurements is skipped (the base's entry stays); a class that
+// cannot be fitted (too few rows, no convergence) throws UserError.
+Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& base,
+                             const std::vector<ClassPlan>& plan);
+
+}  // namespace amdahl::calibrate

@@ -1,0 +1,313 @@
+#include "calibrate/cpu/cpu_calibration.h"
+
+#include <fmt/format.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "calibrate/cpu/cpu_benchmarks.h"
+#include "calibrate/profile_writer.h"
+#include "hw/system_loader.h"
+#include "util/error.h"
+
+namespace amdahl::calibrate {
+namespace fs = std::filesystem;
+namespace {
+
+struct CpuInfo {
+  std::string model = "unknown CPU";
+  double mhz = 0;
+  int cores = 1;
+  std::set<std::string> flags;
+  double mem_bytes = 0;
+  double llc_bytes = 0;
+};
+
+CpuInfo read_cpu_info() {
+  CpuInfo info;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name") info.model = value;
+    if (key == "cpu MHz" && info.mhz == 0) info.mhz = std::atof(value.c_str());
+    if (key == "flags" && info.flags.empty()) {
+      std::istringstream in(value);
+      std::string f;
+      while (in >> f) info.flags.insert(f);
+    }
+  }
+  info.cores = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+  std::ifstream meminfo("/proc/meminfo");
+  while (std::getline(meminfo, line))
+    if (line.starts_with("MemTotal:")) info.mem_bytes = std::atof(line.c_str() + 9) * 1024;
+  for (int index = 0; index < 8; ++index) {
+    std::ifstream size(fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/size", index));
+    std::string text;
+    if (!(size >> text)) break;
+    double v = std::atof(text.c_str());
+    if (text.ends_with("K")) v *= 1024;
+    if (text.ends_with("M")) v *= 1024 * 1024;
+    info.llc_bytes = std::max(info.llc_bytes, v);
+  }
+  return info;
+}
+
+// FLOP per cycle per core at fp32 and the reason.
+std::pair<int, std::string> fp32_flop_per_cycle(const CpuInfo& info) {
+  if (info.flags.count("avx512f"))
+    return {64, "avx512f: 2 FMA units x 16 fp32 lanes x 2 (ASSUMPTION: 2 FMA units per core)"};
+  if (info.flags.count("avx2") && info.flags.count("fma"))
+    return {32, "avx2+fma: 2 FMA units x 8 fp32 lanes x 2 (ASSUMPTION: 2 FMA units per core)"};
+  return {8, "sse: 2 units x 4 fp32 lanes (ASSUMPTION)"};
+}
+
+std::string utc_date() {
+  const std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+double dram_triad_bandwidth(const MeasurementSet& set) {
+  double best_bytes = 0, bandwidth = 0;
+  for (const auto& m : set.rows)
+    if (m.bench == "mem_triad" && m.bytes > best_bytes) {
+      best_bytes = m.bytes;
+      bandwidth = m.bytes / m.time_s;
+    }
+  if (bandwidth <= 0) throw InternalError("the memory benchmark wrote no triad row");
+  return bandwidth;
+}
+
+std::string base_device_text(const CpuInfo& info, double bandwidth, const std::string& date) {
+  const auto [per_cycle, why] = fp32_flop_per_cycle(info);
+  const double peak = info.cores * info.mhz * 1e6 * per_cycle;
+  std::string t;
+  t += fmt::format("# This machine's CPU, measured by `amdahl calibrate --target cpu` on {}.\n",
+                   date);
+  t += fmt::format("name: {}\n", quoted(info.model));
+  t += "kind: cpu\n";
+  t += "source: \"/proc/cpuinfo, /proc/meminfo and sysfs of this machine; bandwidth measured\"\n";
+  t += fmt::format("parallel_units: {}            # online cores (threads)\n", info.cores);
+  t += fmt::format("clock: {:.0f} MHz\n", info.mhz);
+  t += "peak:\n";
+  t += fmt::format(
+      "  fp32: {{rate: {:.1f} GFLOP/s, unit: simd, source: \"{} cores x {:.0f} MHz x {} "
+      "({})\"}}\n",
+      peak / 1e9, info.cores, info.mhz, per_cycle, why);
+  t += fmt::format("  fp64: {{rate: {:.1f} GFLOP/s, unit: simd, source: \"half the fp32 rate\"}}\n",
+                   peak / 2e9);
+  t += "memory:\n";
+  t += fmt::format("  capacity: {:.0f} MiB\n", info.mem_bytes / (1024 * 1024));
+  t += fmt::format("  bandwidth: {:.2f} GB/s\n", bandwidth / 1e9);
+  if (info.llc_bytes > 0) t += fmt::format("  l2_cache: {:.0f} KiB\n", info.llc_bytes / 1024);
+  t += "  source: \"capacity /proc/meminfo; bandwidth: measured triad at the largest size of this "
+       "run (DRAM-resident); cache: largest cache level in sysfs\"\n";
+  t += "launch_latency: 0 s          # a CPU op starts when the host thread reaches it\n";
+  t += "calibrated: false\n";
+  t += "efficiency:\n";
+  t += "  default: {compute: 0.5, memory: 0.8, source: \"assumption: classes not measured\"}\n";
+  return t;
+}
+
+std::vector<ClassPlan> cpu_plan() {
+  FitOptions threads;
+  threads.fit_thread_scaling = true;
+  return {{"gemm", ModelForm::kGemmLike, threads},
+          {"conv", ModelForm::kGemmLike, {}},
+          {"elementwise", ModelForm::kMemoryBound, {}},
+          {"reduction", ModelForm::kMemoryBound, {}},
+          {"data_movement", ModelForm::kMemoryBound, {}}};
+}
+
+std::string with_suffix(const std::string& path, const std::string& suffix) {
+  const fs::path p(path);
+  return (p.parent_path() / (p.stem().string() + suffix)).string();
+}
+
+}  // namespace
+
+double measure_dispatch(const std::string& python, std::string& framework, std::string& why_not) {
+  // 20000 adds of one-element tensors after 2000 warm-up adds: the eager dispatch path
+  // (Python binding, dispatcher, allocator, a one-element CPU kernel), per op.
+  const std::string script =
+      "import time, torch\n"
+      "torch.set_num_threads(1)\n"
+      "x = torch.ones(1)\n"
+      "for _ in range(2000): x = x + 1\n"
+      "best = None\n"
+      "for _ in range(5):\n"
+      "    t = time.perf_counter()\n"
+      "    for _ in range(4000): x = x + 1\n"
+      "    d = (time.perf_counter() - t) / 4000\n"
+      "    best = d if best is None else min(best, d)\n"
+      "print(torch.__version__, best)\n";
+  if (access(python.c_str(), X_OK) != 0) {
+    why_not = python + " not found";
+    return 0;
+  }
+  const std::string cmd = fmt::format("{} -c '{}' 2>&1", python, script);
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) {
+    why_not = "cannot run " + python;
+    return 0;
+  }
+  std::string output;
+  char buf[512];
+  while (fgets(buf, sizeof buf, pipe)) output += buf;
+  const int status = pclose(pipe);
+  std::istringstream in(output);
+  std::string version;
+  double per_op = 0;
+  if (status != 0 || !(in >> version >> per_op) || per_op <= 0) {
+    why_not = output.find("No module named 'torch'") != std::string::npos
+                  ? "PyTorch is not installed for " + python
+                  : "the dispatch loop failed: " + output.substr(0, 200);
+    return 0;
+  }
+  framework = "pytorch " + version;
+  return per_op;
+}
+
+CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::ostream& log) {
+  CpuCalibrationResult result;
+  result.system_path = options.out_system;
+  result.device_path = with_suffix(options.out_system, ".device.yaml");
+  result.csv_path = with_suffix(options.out_system, ".csv");
+  const fs::path dir = fs::path(options.out_system).has_parent_path()
+                           ? fs::path(options.out_system).parent_path()
+                           : fs::path(".");
+  if (!fs::is_directory(dir))
+    throw UserError(fmt::format("{}: folder {} does not exist", options.out_system, dir.string()));
+
+  const CpuInfo info = read_cpu_info();
+  const std::string date = utc_date();
+  MeasurementSet set;
+  utsname uts{};
+  uname(&uts);
+  set.provenance = {{"machine", host_name()},
+                    {"cpu_model", info.model},
+                    {"cores", std::to_string(info.cores)},
+                    {"kernel", fmt::format("{} {}", uts.sysname, uts.release)},
+                    {"onednn", onednn_version()},
+                    {"date", date},
+                    {"mode", options.quick ? "quick" : "full"},
+                    {"command", "amdahl calibrate --target cpu"}};
+  CpuBenchOptions bench;
+  bench.quick = options.quick;
+  bench.cores = info.cores;
+  log << fmt::format("calibrating {} ({} cores, {:.0f} MHz)\n", info.model, info.cores, info.mhz);
+  run_cpu_benchmarks(bench, set, log);
+
+  std::string framework, why_not;
+  const double dispatch_s = measure_dispatch(options.python, framework, why_not);
+  result.dispatch_measured = dispatch_s > 0;
+  if (result.dispatch_measured) {
+    Measurement m;
+    m.bench = "dispatch";
+    m.op_class = "dispatch";
+    m.precision = "none";
+    m.shape = {{"framework", framework}, {"op", "add_1_element"}};
+    m.time_s = dispatch_s;
+    m.reps = 20000;
+    set.rows.push_back(m);
+    log << fmt::format("framework dispatch ({}): {:.2f} us per op\n", framework, dispatch_s * 1e6);
+  } else {
+    log << fmt::format("framework dispatch not measured: {}\n", why_not);
+  }
+
+  const double bandwidth = dram_triad_bandwidth(set);
+  const std::string base_text = base_device_text(info, bandwidth, date);
+  const hw::DeviceSpec base = [&] {
+    const std::string tmp = with_suffix(result.device_path, ".base.tmp.yaml");
+    write_file_atomically(tmp, base_text);
+    try {
+      hw::DeviceSpec d = hw::load_device_file(tmp);
+      fs::remove(tmp);
+      return d;
+    } catch (...) {
+      fs::remove(tmp);
+      throw;
+    }
+  }();
+  result.calibration = calibrate_device(set, base, cpu_plan());
+
+  write_file_atomically(result.csv_path, measurements_text(set));
+  const std::string provenance = fmt::format(
+      "{} measured on {} ({}, {} cores) at {} with oneDNN {}; {}; fitted by `amdahl calibrate "
+      "--target cpu{}` (docs/calibration.md)",
+      fs::path(result.csv_path).filename().string(), host_name(), info.model, info.cores, date,
+      onednn_version(), set.provenance.at("kernel"), options.quick ? " --quick" : "");
+  std::vector<std::string> sources;
+  for (const auto& f : result.calibration.fits)
+    sources.push_back(fmt::format(
+        "fitted to {}: {} measurements; held out (every 5th shape) {}: median |err| {:.1f}%, p90 "
+        "{:.1f}%",
+        fs::path(result.csv_path).filename().string(), f.train.count, f.held_out.count,
+        100 * f.held_out.median_abs, 100 * f.held_out.p90_abs));
+  write_file_atomically(
+      result.device_path,
+      render_calibrated_device(base_text, result.calibration.fits, sources, provenance),
+      [](const std::string& tmp) { hw::load_device_file(tmp); });
+
+  std::string sys;
+  sys += fmt::format(
+      "# This machine as a CPU-only system, from `amdahl calibrate --target cpu` on {}.\n", date);
+  sys += fmt::format("name: {}\n", fs::path(options.out_system).stem().string());
+  sys += fmt::format("description: {}\n", quoted(fmt::format("{} ({} cores), calibrated {}",
+                                                             info.model, info.cores, date)));
+  sys += "source: \"amdahl calibrate --target cpu (docs/calibration.md)\"\n";
+  sys += "devices:\n";
+  sys += fmt::format("  - {{name: cpu0, include: {}}}\n",
+                     fs::path(result.device_path).filename().string());
+  sys += "runtime:\n";
+  if (result.dispatch_measured) {
+    sys += fmt::format("  name: {}\n", quoted(framework + " eager (CPU)"));
+    sys +=
+        fmt::format("  source: {}\n",
+                    quoted(fmt::format("measured: {} one-element adds through {} ({})", 20000,
+                                       framework, fs::path(result.csv_path).filename().string())));
+    sys += fmt::format("  dispatch_per_op: {:.3f} us\n", dispatch_s * 1e6);
+    sys += "  calibrated: true\n";
+  } else {
+    sys += "  name: pytorch eager (CPU)\n";
+    sys +=
+        fmt::format("  source: {}\n",
+                    quoted(fmt::format("ASSUMPTION: not measured ({}); 10 us is a typical PyTorch "
+                                       "eager per-op cost on a CPU",
+                                       why_not)));
+    sys += "  dispatch_per_op: 10 us\n";
+    sys += "  calibrated: false\n";
+  }
+  sys += "  sync: none\n";
+  sys += "default_device: cpu0\n";
+  write_file_atomically(result.system_path, sys,
+                        [](const std::string& tmp) { hw::load_system(tmp); });
+  return result;
+}
+
+}  // namespace amdahl::calibrate

@@ -1,0 +1,87 @@
+#include "calibrate/csv_table.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::calibrate {
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cells.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+CsvTable CsvTable::read(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError(fmt::format("{}: cannot open file", path));
+  CsvTable t;
+  t.path_ = path;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    if (t.header_.empty()) {
+      t.header_ = split_csv_line(line);
+      continue;
+    }
+    t.rows_.push_back(split_csv_line(line));
+    t.lines_.push_back(line_no);
+  }
+  if (t.header_.empty()) throw UserError(fmt::format("{}: no header row", path));
+  return t;
+}
+
+std::size_t CsvTable::column(const std::string& name) const {
+  for (std::size_t i = 0; i < header_.size(); ++i)
+    if (header_[i] == name) return i;
+  throw UserError(
+      fmt::format("{}:1: missing column '{}' (the header has: {})", path_, name, join(header_)));
+}
+
+const std::string& CsvTable::cell(std::size_t row, std::size_t column) const {
+  static const std::string kEmpty;
+  const auto& cells = rows_.at(row);
+  return column < cells.size() ? cells[column] : kEmpty;
+}
+
+std::string CsvTable::where(std::size_t row) const {
+  return fmt::format("{}:{}", path_, lines_.at(row));
+}
+
+double CsvTable::number(std::size_t row, std::size_t column) const {
+  const std::string& text = cell(row, column);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0')
+    throw UserError(fmt::format("{}: column {}: expected a number (got '{}')", where(row),
+                                header_.at(column), text));
+  return v;
+}
+
+}  // namespace amdahl::calibrate

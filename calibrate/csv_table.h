@@ -1,0 +1,36 @@
+#pragma once
+// A comma-separated table with a header row and RFC 4180 quoting ("a, b" is one cell), read
+// whole, for the published data files (DeepBench). Cells are looked up by column name.
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace amdahl::calibrate {
+
+class CsvTable {
+ public:
+  // Throws UserError when the file cannot be opened or has no header row.
+  static CsvTable read(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  std::size_t size() const { return rows_.size(); }
+  // Throws UserError naming the file and the columns it has when `column` is absent.
+  std::size_t column(const std::string& column) const;
+  const std::string& cell(std::size_t row, std::size_t column) const;
+  // "file:line" of a row, for messages.
+  std::string where(std::size_t row) const;
+  // The cell as a number; UserError "file:line: column C: expected a number (got 'x')".
+  double number(std::size_t row, std::size_t column) const;
+
+ private:
+  std::string path_;
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<int> lines_;
+};
+
+// Splits one CSV line honouring double quotes ("" inside quotes is a quote).
+std::vector<std::string> split_csv_line(const std::string& line);
+
+}  // namespace amdahl::calibrate

@@ -1,0 +1,246 @@
+#include "calibrate/deepbench.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <set>
+
+#include "calibrate/csv_table.h"
+#include "calibrate/measured_op.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::calibrate {
+namespace {
+
+constexpr double kUs = 1e-6;
+constexpr double kFp32Bytes = 4;  // DeepBench's fp32 sets store 4-byte elements
+// DeepBench's GEMM benchmark reports the mean of 400 calls (shared/data/README.md); the
+// convolution and RNN workbooks do not state a count (0: not stated).
+constexpr int kGemmReps = 400;
+
+std::string file_in(const std::string& dir, const char* name) {
+  return (std::filesystem::path(dir) / name).string();
+}
+
+std::string integer_text(double v) { return fmt::format("{}", static_cast<std::int64_t>(v)); }
+
+// Positive time in seconds from a microsecond cell; nullopt for an empty cell.
+std::optional<double> time_cell(const CsvTable& t, std::size_t row, std::size_t col) {
+  if (t.cell(row, col).empty()) return std::nullopt;
+  const double us = t.number(row, col);
+  if (us <= 0)
+    throw UserError(fmt::format("{}: time must be positive (got {} us)", t.where(row), us));
+  return us * kUs;
+}
+
+struct Selection {
+  std::vector<std::size_t> rows;
+  std::set<std::string> precisions_of_dataset;
+};
+
+Selection select(const CsvTable& t, const std::string& dataset, const std::string& precision) {
+  const std::size_t c_dataset = t.column("dataset"), c_precision = t.column("precision");
+  Selection s;
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    if (t.cell(r, c_dataset) != dataset) continue;
+    s.precisions_of_dataset.insert(t.cell(r, c_precision));
+    if (t.cell(r, c_precision) == precision) s.rows.push_back(r);
+  }
+  return s;
+}
+
+void read_gemm(const CsvTable& t, const Selection& s, const std::string& precision,
+               MeasurementSet& out) {
+  const std::size_t cm = t.column("m"), cn = t.column("n"), ck = t.column("k");
+  const std::size_t cta = t.column("transA"), ctb = t.column("transB");
+  const std::size_t ct = t.column("time_us");
+  for (std::size_t r : s.rows) {
+    const double m = t.number(r, cm), n = t.number(r, cn), k = t.number(r, ck);
+    const auto time = time_cell(t, r, ct);
+    if (!time) continue;
+    Measurement x;
+    x.bench = "gemm";
+    x.op_class = "gemm";
+    x.precision = precision;
+    x.shape = {{"m", integer_text(m)},
+               {"n", integer_text(n)},
+               {"k", integer_text(k)},
+               {"ta", t.cell(r, cta)},
+               {"tb", t.cell(r, ctb)}};
+    x.flops = 2 * m * n * k;
+    x.bytes = kFp32Bytes * (m * k + k * n + m * n);
+    x.time_s = *time;
+    x.reps = kGemmReps;
+    out.rows.push_back(std::move(x));
+  }
+}
+
+void read_conv(const CsvTable& t, const Selection& s, const std::string& precision,
+               MeasurementSet& out) {
+  const std::size_t cw = t.column("W"), ch = t.column("H"), cc = t.column("C");
+  const std::size_t cn = t.column("N"), ck = t.column("K"), cr = t.column("R");
+  const std::size_t cs = t.column("S"), cpad = t.column("pad_h"), cpad_w = t.column("pad_w");
+  const std::size_t cstride = t.column("stride_h"), cstride_w = t.column("stride_w");
+  const std::size_t calgo = t.column("fwd_algo");
+  const std::pair<const char*, std::size_t> directions[] = {
+      {"conv_fwd", t.column("fwd_us")},
+      {"conv_bwd_data", t.column("bwd_data_us")},
+      {"conv_bwd_filter", t.column("bwd_filter_us")}};
+  for (std::size_t r : s.rows) {
+    const double w = t.number(r, cw), h = t.number(r, ch), c = t.number(r, cc);
+    const double n = t.number(r, cn), k = t.number(r, ck), fr = t.number(r, cr);
+    const double fs = t.number(r, cs), pad = t.number(r, cpad), stride = t.number(r, cstride);
+    if (pad != t.number(r, cpad_w) || stride != t.number(r, cstride_w))
+      throw UserError(
+          fmt::format("{}: unequal padding or stride per dimension is not supported", t.where(r)));
+    const auto as_int = [](double v) { return static_cast<std::int64_t>(v); };
+    const double p =
+        static_cast<double>(conv_out_dim(as_int(h), as_int(fr), as_int(pad), as_int(stride)));
+    const double q =
+        static_cast<double>(conv_out_dim(as_int(w), as_int(fs), as_int(pad), as_int(stride)));
+    const double flops = 2 * n * k * p * q * c * fr * fs;
+    const double bytes = kFp32Bytes * (n * c * h * w + k * c * fr * fs + n * k * p * q);
+    for (const auto& [bench, col] : directions) {
+      const auto time = time_cell(t, r, col);
+      if (!time) continue;
+      Measurement x;
+      x.bench = bench;
+      x.op_class = "conv";
+      x.precision = precision;
+      x.shape = {
+          {"n", integer_text(n)},  {"c", integer_text(c)},     {"h", integer_text(h)},
+          {"w", integer_text(w)},  {"k", integer_text(k)},     {"r", integer_text(fr)},
+          {"s", integer_text(fs)}, {"pad", integer_text(pad)}, {"stride", integer_text(stride)}};
+      if (std::string(bench) == "conv_fwd" && !t.cell(r, calgo).empty())
+        x.shape["algo"] = t.cell(r, calgo);
+      x.flops = flops;
+      x.bytes = bytes;
+      x.time_s = *time;
+      out.rows.push_back(std::move(x));
+    }
+  }
+}
+
+void read_rnn(const CsvTable& t, const Selection& s, const std::string& precision,
+              MeasurementSet& out) {
+  const std::size_t ctype = t.column("rnn_type"), chidden = t.column("hidden");
+  const std::size_t cbatch = t.column("batch"), csteps = t.column("timesteps");
+  const std::pair<const char*, std::size_t> directions[] = {
+      {"rnn_fwd", t.column("fwd_us")},
+      {"rnn_bwd_data", t.column("bwd_data_us")},
+      {"rnn_bwd_filter", t.column("bwd_weights_us")}};
+  for (std::size_t r : s.rows) {
+    const std::string& type = t.cell(r, ctype);
+    const double gates = rnn_gates(type);
+    const double hidden = t.number(r, chidden), batch = t.number(r, cbatch);
+    const double steps = t.number(r, csteps);
+    const double flops = 2 * gates * hidden * hidden * batch * steps;
+    const double bytes =
+        kFp32Bytes * (gates * hidden * hidden + (gates + 1) * batch * hidden * steps);
+    for (const auto& [bench, col] : directions) {
+      const auto time = time_cell(t, r, col);
+      if (!time) continue;
+      Measurement x;
+      x.bench = bench;
+      x.op_class = "rnn";
+      x.precision = precision;
+      x.shape = {{"type", type},
+                 {"hidden", integer_text(hidden)},
+                 {"batch", integer_text(batch)},
+                 {"timesteps", integer_text(steps)}};
+      x.flops = flops;
+      x.bytes = bytes;
+      x.time_s = *time;
+      out.rows.push_back(std::move(x));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> deepbench_dataset_names(const std::string& dir) {
+  const CsvTable t = CsvTable::read(file_in(dir, "deepbench_datasets.csv"));
+  const std::size_t c = t.column("dataset");
+  std::vector<std::string> names;
+  for (std::size_t r = 0; r < t.size(); ++r) names.push_back(t.cell(r, c));
+  return names;
+}
+
+MeasurementSet read_deepbench(const std::string& dir, const std::string& dataset,
+                              const std::string& precision) {
+  const CsvTable datasets = CsvTable::read(file_in(dir, "deepbench_datasets.csv"));
+  const std::size_t c_name = datasets.column("dataset");
+  std::optional<std::size_t> info;
+  std::vector<std::string> names;
+  for (std::size_t r = 0; r < datasets.size(); ++r) {
+    names.push_back(datasets.cell(r, c_name));
+    if (names.back() == dataset) info = r;
+  }
+  if (!info)
+    throw UserError(fmt::format("unknown DeepBench dataset '{}' in {}: {}", dataset,
+                                datasets.path(), suggestion(dataset, names)));
+
+  MeasurementSet set;
+  set.provenance["source"] = "DeepBench (baidu-research/DeepBench) training-kernel results";
+  set.provenance["dataset"] = dataset;
+  set.provenance["precision"] = precision;
+  for (const char* key : {"repo", "path", "read_at_commit", "last_modified_date", "gpu_model",
+                          "cpu_model", "cuda", "cudnn", "driver"})
+    set.provenance[key] = datasets.cell(*info, datasets.column(key));
+
+  const CsvTable gemm = CsvTable::read(file_in(dir, "deepbench_gemm.csv"));
+  const CsvTable conv = CsvTable::read(file_in(dir, "deepbench_conv.csv"));
+  const CsvTable rnn = CsvTable::read(file_in(dir, "deepbench_rnn.csv"));
+  const Selection sg = select(gemm, dataset, precision), sc = select(conv, dataset, precision);
+  const Selection sr = select(rnn, dataset, precision);
+  if (sg.rows.empty() && sc.rows.empty() && sr.rows.empty()) {
+    std::set<std::string> have = sg.precisions_of_dataset;
+    have.insert(sc.precisions_of_dataset.begin(), sc.precisions_of_dataset.end());
+    have.insert(sr.precisions_of_dataset.begin(), sr.precisions_of_dataset.end());
+    throw UserError(
+        fmt::format("DeepBench dataset '{}' has no kernel at precision '{}' (it has: {})", dataset,
+                    precision, join(std::vector<std::string>(have.begin(), have.end()))));
+  }
+  read_gemm(gemm, sg, precision, set);
+  read_conv(conv, sc, precision, set);
+  read_rnn(rnn, sr, precision, set);
+  return set;
+}
+
+std::string deepbench_measured_device(const std::string& dataset) {
+  if (dataset.starts_with("P100_")) return "devices/p100-pcie.yaml";
+  if (dataset == "V100_dgx1_2019") return "devices/v100-sxm2.yaml";
+  throw UserError(fmt::format(
+      "no catalog device is known for DeepBench dataset '{}' (supported: P100_baidu_2018, "
+      "P100_baidu_2017-05, P100_utsa_2017-04, V100_dgx1_2019; others need --measured-device)",
+      dataset));
+}
+
+int adjust_for_clock(MeasurementSet& set, const hw::DeviceSpec& measured,
+                     const hw::DeviceSpec& target) {
+  if (measured.clock_hz <= 0 || target.clock_hz <= 0)
+    throw UserError(
+        fmt::format("the clock adjustment needs `clock` in both device files ({}: {}, {}: {})",
+                    measured.file, measured.clock_hz > 0 ? "given" : "missing", target.file,
+                    target.clock_hz > 0 ? "given" : "missing"));
+  const double ratio = measured.clock_hz / target.clock_hz;
+  int adjusted = 0;
+  for (auto& m : set.rows) {
+    const auto precision = parse_precision(m.precision);
+    const auto peak = measured.peak_for(precision ? *precision : Precision::kFp32);
+    if (!peak || m.flops <= 0) continue;
+    const double compute_s = m.flops / peak->flops_per_s;
+    const double memory_s = m.bytes / measured.memory.bandwidth_bytes_per_s;
+    if (compute_s >= memory_s && ratio != 1.0) {
+      m.time_s *= ratio;
+      ++adjusted;
+    }
+  }
+  set.provenance["clock_adjustment"] =
+      fmt::format("compute-bound rows x {:.4f} ({} MHz measured card / {} MHz target), {} rows",
+                  ratio, measured.clock_hz / 1e6, target.clock_hz / 1e6, adjusted);
+  return adjusted;
+}
+
+}  // namespace amdahl::calibrate

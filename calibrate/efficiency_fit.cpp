@@ -1,0 +1,284 @@
+#include "calibrate/efficiency_fit.h"
+
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <limits>
+#include <unsupported/Eigen/NonLinearOptimization>
+#include <unsupported/Eigen/NumericalDiff>
+#include <utility>
+
+#include "model/roofline.h"
+#include "util/error.h"
+
+namespace amdahl::calibrate {
+namespace {
+
+enum class Param { kCompute, kMemory, kKHalf, kLatency, kHalfBytes, kThreadScaling };
+
+bool is_fraction(Param p) {
+  return p == Param::kCompute || p == Param::kMemory || p == Param::kThreadScaling;
+}
+
+double logistic(double u) { return 1.0 / (1.0 + std::exp(-u)); }
+double logit(double f) {
+  const double c = std::clamp(f, 1e-4, 1.0 - 1e-4);
+  return std::log(c / (1.0 - c));
+}
+
+double& slot(hw::ClassEfficiency& e, Param p) {
+  switch (p) {
+    case Param::kCompute:
+      return e.compute;
+    case Param::kMemory:
+      return e.memory;
+    case Param::kKHalf:
+      return e.k_half;
+    case Param::kLatency:
+      return e.latency_s;
+    case Param::kHalfBytes:
+      return e.half_bytes;
+    case Param::kThreadScaling:
+      return e.thread_scaling;
+  }
+  throw InternalError("unhandled efficiency parameter");
+}
+
+// Starting values where the base gives none (0 switches a model term off, which has no
+// gradient): a k_half of 64 and a half_bytes of 64 kB are mid-range for GPUs and CPUs, a
+// 1 us latency is a kernel's typical fixed cost, 0.9 a typical parallel fraction.
+double start_value(Param p, double base) {
+  if (base > 0) return base;
+  switch (p) {
+    case Param::kCompute:
+      return 0.75;
+    case Param::kMemory:
+      return 0.8;
+    case Param::kKHalf:
+      return 64;
+    case Param::kLatency:
+      return 1e-6;
+    case Param::kHalfBytes:
+      return 64e3;
+    case Param::kThreadScaling:
+      return 0.9;
+  }
+  return 1;
+}
+
+double to_coordinate(Param p, double v) { return is_fraction(p) ? logit(v) : std::log(v); }
+double from_coordinate(Param p, double u) { return is_fraction(p) ? logistic(u) : std::exp(u); }
+
+struct Problem {
+  std::string op_class;
+  std::vector<Param> params;
+  std::vector<const Sample*> samples;
+  std::vector<hw::DeviceSpec> devices;  // per sample (thread variants), efficiency updated
+  hw::ClassEfficiency fixed;            // tiles and parameters not fitted
+  Eigen::VectorXd start;
+
+  hw::ClassEfficiency efficiency(const Eigen::VectorXd& u) const {
+    hw::ClassEfficiency e = fixed;
+    for (std::size_t i = 0; i < params.size(); ++i)
+      slot(e, params[i]) = from_coordinate(params[i], u[static_cast<Eigen::Index>(i)]);
+    return e;
+  }
+};
+
+// Eigen's functor protocol for NumericalDiff and LevenbergMarquardt.
+struct Residuals {
+  using Scalar = double;
+  enum { InputsAtCompileTime = Eigen::Dynamic, ValuesAtCompileTime = Eigen::Dynamic };
+  using InputType = Eigen::VectorXd;
+  using ValueType = Eigen::VectorXd;
+  using JacobianType = Eigen::MatrixXd;
+
+  Problem* problem = nullptr;
+  int inputs() const { return static_cast<int>(problem->params.size()); }
+  int values() const { return static_cast<int>(problem->samples.size() + problem->params.size()); }
+
+  int operator()(const Eigen::VectorXd& u, Eigen::VectorXd& r) const {
+    const hw::ClassEfficiency e = problem->efficiency(u);
+    const std::size_t n = problem->samples.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      hw::DeviceSpec& d = problem->devices[i];
+      d.efficiency[problem->op_class] = e;
+      const double predicted = model::estimate(problem->samples[i]->op, d).time_s;
+      r[static_cast<Eigen::Index>(i)] = std::log(predicted / problem->samples[i]->time_s);
+    }
+    for (std::size_t j = 0; j < problem->params.size(); ++j) {
+      const auto jj = static_cast<Eigen::Index>(j);
+      r[static_cast<Eigen::Index>(n) + jj] = kPriorWeight * (u[jj] - problem->start[jj]);
+    }
+    return 0;
+  }
+};
+
+bool converged(int status) {
+  using namespace Eigen::LevenbergMarquardtSpace;
+  switch (status) {
+    case RelativeReductionTooSmall:
+    case RelativeErrorTooSmall:
+    case RelativeErrorAndReductionTooSmall:
+    case CosinusTooSmall:
+    case FtolTooSmall:  // no further reduction is possible at machine precision
+    case XtolTooSmall:
+    case GtolTooSmall:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string status_name(int status) {
+  using namespace Eigen::LevenbergMarquardtSpace;
+  switch (status) {
+    case ImproperInputParameters:
+      return "improper input parameters";
+    case TooManyFunctionEvaluation:
+      return "too many function evaluations";
+    case UserAsked:
+      return "stopped";
+    default:
+      return fmt::format("status {}", status);
+  }
+}
+
+struct RunResult {
+  hw::ClassEfficiency params;
+  double cost = 0;
+  int evaluations = 0;
+  int status = 0;
+  bool converged = false;
+};
+
+RunResult run_lm(Problem& problem, const FitOptions& options) {
+  Residuals f;
+  f.problem = &problem;
+  Eigen::NumericalDiff<Residuals> diff(f);
+  Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> lm(diff);
+  lm.parameters.maxfev = options.max_evaluations;
+  Eigen::VectorXd u = problem.start;
+  const int status = lm.minimize(u);
+  Eigen::VectorXd r(f.values());
+  f(u, r);
+  const double cost = r.head(static_cast<Eigen::Index>(problem.samples.size())).squaredNorm();
+  return {problem.efficiency(u), cost, static_cast<int>(lm.nfev), status,
+          converged(status) && std::isfinite(cost)};
+}
+
+std::string tile_name(int tm, int tn) {
+  return tm > 0 ? fmt::format("tile {}x{}", tm, tn) : std::string("no tiles");
+}
+
+}  // namespace
+
+hw::DeviceSpec device_at_threads(const hw::DeviceSpec& device, int threads) {
+  if (threads <= 0 || threads == device.parallel_units) return device;
+  hw::DeviceSpec d = device;
+  const double scale = static_cast<double>(threads) / std::max(device.parallel_units, 1);
+  for (auto& [precision, rate] : d.peak) rate.flops_per_s *= scale;
+  d.parallel_units = threads;
+  return d;
+}
+
+double predict_time(const Sample& s, const hw::DeviceSpec& device) {
+  if (s.threads > 0 && s.threads != device.parallel_units)
+    return model::estimate(s.op, device_at_threads(device, s.threads)).time_s;
+  return model::estimate(s.op, device).time_s;
+}
+
+ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::DeviceSpec& device) {
+  std::vector<double> errors;
+  errors.reserve(samples.size());
+  for (const auto& s : samples) errors.push_back((predict_time(s, device) - s.time_s) / s.time_s);
+  return summarize_errors(errors);
+}
+
+ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vector<Sample>& train,
+                   const std::vector<Sample>& held_out, const hw::DeviceSpec& base,
+                   const FitOptions& options) {
+  Problem problem;
+  problem.op_class = op_class;
+  if (form == ModelForm::kGemmLike) {
+    problem.params = {Param::kCompute, Param::kMemory, Param::kKHalf, Param::kLatency};
+    if (options.fit_thread_scaling) problem.params.push_back(Param::kThreadScaling);
+  } else {
+    problem.params = {Param::kMemory, Param::kLatency};
+  }
+  if (train.size() < problem.params.size() + 1)
+    throw UserError(fmt::format(
+        "calibration of '{}' needs at least {} training measurements to fit {} parameters (got "
+        "{})",
+        op_class, problem.params.size() + 1, problem.params.size(), train.size()));
+  for (const auto& s : train) {
+    if (graphs::op_class_name(s.op.op_class) != op_class)
+      throw InternalError(fmt::format("sample {} of class {} given to the '{}' fit", s.label,
+                                      graphs::op_class_name(s.op.op_class), op_class));
+    problem.samples.push_back(&s);
+    problem.devices.push_back(device_at_threads(base, s.threads));
+  }
+
+  // The start never depends on the base's entry for this class, so calibrating a file that
+  // is already calibrated gives the same parameters again (the shipped files reproduce).
+  hw::ClassEfficiency start;
+  start.compute = base.efficiency_for("default").compute;
+  problem.fixed = start;
+  problem.start.resize(static_cast<Eigen::Index>(problem.params.size()));
+  for (std::size_t i = 0; i < problem.params.size(); ++i) {
+    const Param p = problem.params[i];
+    problem.start[static_cast<Eigen::Index>(i)] =
+        to_coordinate(p, start_value(p, slot(problem.fixed, p)));
+  }
+
+  std::vector<std::pair<int, int>> tiles{{0, 0}};
+  if (form == ModelForm::kGemmLike)
+    for (int tm : options.tile_sizes)
+      for (int tn : options.tile_sizes) tiles.emplace_back(tm, tn);
+  else
+    tiles = {{start.tile_m, start.tile_n}};
+
+  // Every tile pair is fitted; pairs whose run does not converge are set aside, and the fit
+  // fails when none converges or when a run that did not converge reached a lower cost than
+  // every converged one (the best fit would then be unconverged).
+  ClassFit best;
+  best.cost = std::numeric_limits<double>::infinity();
+  RunResult best_unconverged;
+  best_unconverged.cost = std::numeric_limits<double>::infinity();
+  std::pair<int, int> unconverged_tiles{0, 0};
+  int evaluations = 0;
+  for (const auto& [tm, tn] : tiles) {
+    problem.fixed.tile_m = tm;
+    problem.fixed.tile_n = tn;
+    const RunResult run = run_lm(problem, options);
+    evaluations += run.evaluations;
+    if (!run.converged) {
+      if (run.cost < best_unconverged.cost || !std::isfinite(best_unconverged.cost)) {
+        best_unconverged = run;
+        unconverged_tiles = {tm, tn};
+      }
+      continue;
+    }
+    if (run.cost < best.cost) {
+      best.params = run.params;
+      best.cost = run.cost;
+    }
+  }
+  if (!std::isfinite(best.cost) || best_unconverged.cost < best.cost)
+    throw UserError(fmt::format(
+        "calibration of '{}' did not converge ({}: {} after {} evaluations, cost {:.4g}); the "
+        "measurements do not fit the model (no profile was written)",
+        op_class, tile_name(unconverged_tiles.first, unconverged_tiles.second),
+        status_name(best_unconverged.status), best_unconverged.evaluations, best_unconverged.cost));
+  best.op_class = op_class;
+  best.form = form;
+  best.evaluations = evaluations;
+  hw::DeviceSpec fitted = base;
+  fitted.efficiency[op_class] = best.params;
+  best.train = prediction_errors(train, fitted);
+  best.held_out = prediction_errors(held_out, fitted);
+  return best;
+}
+
+}  // namespace amdahl::calibrate

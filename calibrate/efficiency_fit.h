@@ -1,0 +1,81 @@
+#pragma once
+// Least-squares fit of one op class's efficiency parameters (hw::ClassEfficiency) to kernel
+// measurements. The model is the one predictions use, evaluated through model::estimate:
+//   time = max(FLOPs / (peak x eff_compute(shape)), bytes / (bandwidth x eff_memory(bytes)))
+//          + launch latency + class latency
+// with eff_compute and eff_memory from model/efficiency.h.
+//
+// Model forms and their free parameters:
+//   kGemmLike      compute, memory, k_half, latency (+ thread_scaling on a CPU when the
+//                  samples ran at several thread counts); tile_m and tile_n are chosen from
+//                  FitOptions::tile_sizes (plus "no tiles") by fitting every pair and keeping
+//                  the lowest training cost.
+//   kMemoryBound   memory, latency (compute and half_bytes are kept from the base device).
+//                  For a memory-bound op bytes / (bandwidth x memory x bytes / (bytes +
+//                  half_bytes)) = bytes / (bandwidth x memory) + half_bytes / (bandwidth x
+//                  memory): half_bytes only adds a fixed time, which the latency term already
+//                  is, so the two cannot be told apart and only latency is fitted.
+// The residual of a sample is log(predicted / measured), so every shape weighs the same
+// whatever its size, and the fit minimizes relative error. Continuous parameters are fitted by
+// Levenberg-Marquardt (Eigen's MINPACK port, unsupported/Eigen/NonLinearOptimization) in
+// unconstrained coordinates (fractions through a logistic, positive values through exp), with
+// a weak pull (kPriorWeight per parameter) toward the starting values so that a parameter the
+// data cannot see (e.g. `memory` when no sample is memory-bound) stays where it started.
+
+#include <string>
+#include <vector>
+
+#include "calibrate/error_stats.h"
+#include "graphs/op_graph.h"
+#include "hw/system.h"
+
+namespace amdahl::calibrate {
+
+inline constexpr double kPriorWeight = 0.01;
+
+struct Sample {
+  graphs::Operator op;
+  double time_s = 0;  // measured
+  int threads = 0;    // CPU: threads the kernel ran on (0: all of the device's cores)
+  std::string label;  // bench and shape, for reports
+};
+
+enum class ModelForm { kGemmLike, kMemoryBound };
+
+struct FitOptions {
+  std::vector<int> tile_sizes;  // candidates for tile_m and tile_n; empty: no tiles
+  bool fit_thread_scaling = false;
+  int max_evaluations = 4000;  // per Levenberg-Marquardt run
+};
+
+struct ClassFit {
+  std::string op_class;
+  ModelForm form = ModelForm::kGemmLike;
+  hw::ClassEfficiency params;
+  ErrorStats train;
+  ErrorStats held_out;
+  double cost = 0;  // sum of squared log residuals over the training samples
+  int evaluations = 0;
+};
+
+// `device` with `threads` cores: peaks scaled by threads / parallel_units (the model's view of
+// a CPU kernel run on fewer threads). Returns `device` unchanged for threads <= 0.
+hw::DeviceSpec device_at_threads(const hw::DeviceSpec& device, int threads);
+
+// Predicted time of one sample with `device`'s efficiencies.
+double predict_time(const Sample& s, const hw::DeviceSpec& device);
+
+// Relative errors of `device`'s predictions over `samples`.
+ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::DeviceSpec& device);
+
+// Fits `op_class` on `train` from fixed starting values (start_value in the .cpp; compute for
+// kMemoryBound from the base's `default` entry), never from the base's entry for the class, so
+// that refitting a calibrated file reproduces it; reports
+// the error on `held_out` (which never enters the fit). Throws UserError when there are fewer
+// training samples than free parameters plus one, when a sample's class differs, or when the
+// optimizer does not converge (naming the class, the tile pair and the optimizer's status).
+ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vector<Sample>& train,
+                   const std::vector<Sample>& held_out, const hw::DeviceSpec& base,
+                   const FitOptions& options);
+
+}  // namespace amdahl::calibrate

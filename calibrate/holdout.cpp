@@ -1,0 +1,28 @@
+#include "calibrate/holdout.h"
+
+#include <map>
+
+namespace amdahl::calibrate {
+
+std::string holdout_key(const Measurement& m) {
+  std::map<std::string, std::string> shape = m.shape;
+  shape.erase("threads");
+  shape.erase("algo");
+  return m.op_class + "|" + format_shape(shape);
+}
+
+std::vector<bool> held_out_rows(const std::vector<Measurement>& rows) {
+  std::map<std::string, int> shapes_seen;  // per op class
+  std::map<std::string, int> index_of;     // per shape key
+  std::vector<bool> out;
+  out.reserve(rows.size());
+  for (const auto& m : rows) {
+    const std::string key = holdout_key(m);
+    auto it = index_of.find(key);
+    if (it == index_of.end()) it = index_of.emplace(key, shapes_seen[m.op_class]++).first;
+    out.push_back(it->second % kHoldOutEvery == kHoldOutEvery - 1);
+  }
+  return out;
+}
+
+}  // namespace amdahl::calibrate

@@ -1,0 +1,26 @@
+#pragma once
+// The fixed held-out rule of every fit: within one op class, shapes are numbered in order of
+// first appearance in the measurement file, and every fifth shape (index 4, 9, 14, ...) is
+// held out of the fit and used only to report the fitted model's error.
+//
+// A shape is the measurement's shape string without the keys that describe how it ran
+// rather than what it computes (`threads`, `algo`), so the forward and backward
+// measurements of one convolution, or one GEMM at several thread counts, fall on the same
+// side of the split. The split depends only on the file's order, never on a random seed.
+
+#include <string>
+#include <vector>
+
+#include "calibrate/measurement.h"
+
+namespace amdahl::calibrate {
+
+inline constexpr int kHoldOutEvery = 5;
+
+// The shape identity used by the split (op class + shape without run-time keys).
+std::string holdout_key(const Measurement& m);
+
+// held_out[i] is true when rows[i] belongs to a held-out shape.
+std::vector<bool> held_out_rows(const std::vector<Measurement>& rows);
+
+}  // namespace amdahl::calibrate

@@ -1,0 +1,93 @@
+#include "calibrate/measured_op.h"
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::calibrate {
+namespace {
+
+std::int64_t integer(const Measurement& m, const std::string& key) {
+  return static_cast<std::int64_t>(m.shape_number(key));
+}
+
+std::int64_t integer_or(const Measurement& m, const std::string& key, std::int64_t fallback) {
+  return m.shape.count(key) ? integer(m, key) : fallback;
+}
+
+graphs::GemmDims conv_dims(const Measurement& m) {
+  const std::int64_t n = integer(m, "n"), c = integer(m, "c"), h = integer(m, "h");
+  const std::int64_t w = integer(m, "w"), k = integer(m, "k"), r = integer(m, "r");
+  const std::int64_t s = integer(m, "s"), pad = integer(m, "pad");
+  const std::int64_t stride = integer(m, "stride");
+  const std::int64_t p = conv_out_dim(h, r, pad, stride), q = conv_out_dim(w, s, pad, stride);
+  if (m.bench == "conv_fwd") return {n * p * q, k, c * r * s, 1};
+  if (m.bench == "conv_bwd_data") return {n * h * w, c, k * r * s, 1};
+  if (m.bench == "conv_bwd_filter") return {k, c * r * s, n * p * q, 1};
+  throw UserError(fmt::format("bench '{}' is not a convolution (expected one of: {})", m.bench,
+                              "conv_fwd, conv_bwd_data, conv_bwd_filter"));
+}
+
+graphs::GemmDims rnn_dims(const Measurement& m) {
+  const auto it = m.shape.find("type");
+  if (it == m.shape.end())
+    throw UserError(fmt::format("measurement {} {} has no 'type' in its shape", m.bench,
+                                format_shape(m.shape)));
+  const std::int64_t gates = rnn_gates(it->second);
+  const std::int64_t hidden = integer(m, "hidden"), batch = integer(m, "batch");
+  const std::int64_t steps = integer(m, "timesteps");
+  if (m.bench == "rnn_fwd" || m.bench == "rnn_bwd_data") return {batch, gates * hidden, hidden, 1};
+  if (m.bench == "rnn_bwd_filter") return {gates * hidden, hidden, batch * steps, 1};
+  throw UserError(fmt::format("bench '{}' is not an RNN (expected one of: {})", m.bench,
+                              "rnn_fwd, rnn_bwd_data, rnn_bwd_filter"));
+}
+
+}  // namespace
+
+std::int64_t conv_out_dim(std::int64_t in, std::int64_t kernel, std::int64_t pad,
+                          std::int64_t stride) {
+  if (stride <= 0 || in + 2 * pad < kernel)
+    throw UserError(
+        fmt::format("convolution of size {} (pad {}) with kernel {} stride {} has no "
+                    "output",
+                    in, pad, kernel, stride));
+  return (in + 2 * pad - kernel) / stride + 1;
+}
+
+int rnn_gates(const std::string& rnn_type) {
+  if (rnn_type == "vanilla") return 1;
+  if (rnn_type == "lstm") return 4;
+  if (rnn_type == "gru") return 3;
+  throw UserError(
+      fmt::format("unknown RNN type '{}' (expected one of: vanilla, lstm, gru)", rnn_type));
+}
+
+graphs::Operator to_operator(const Measurement& m) {
+  graphs::Operator op;
+  const auto op_class = graphs::parse_op_class(m.op_class);
+  if (!op_class)
+    throw UserError(fmt::format("measurement {}: unknown op class '{}' (expected one of: {})",
+                                m.bench, m.op_class, join(graphs::op_class_names())));
+  op.op_class = *op_class;
+  if (m.precision != "none") {
+    const auto p = parse_precision(m.precision);
+    if (!p)
+      throw UserError(fmt::format("measurement {}: unknown precision '{}' (expected one of: {})",
+                                  m.bench, m.precision, join(precision_names())));
+    op.precision = *p;
+  }
+  op.name = m.bench;
+  op.kind = m.bench;
+  op.flops = m.flops;
+  op.bytes_read = m.bytes;
+  if (m.bench == "gemm")
+    op.gemm = {integer(m, "m"), integer(m, "n"), integer(m, "k"), integer_or(m, "batch", 1)};
+  else if (m.bench.starts_with("conv_"))
+    op.gemm = conv_dims(m);
+  else if (m.bench.starts_with("rnn_"))
+    op.gemm = rnn_dims(m);
+  return op;
+}
+
+}  // namespace amdahl::calibrate

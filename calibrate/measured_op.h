@@ -1,0 +1,34 @@
+#pragma once
+// The operator a kernel measurement times, built so that a fitted efficiency model is
+// evaluated through model::estimate exactly as predictions evaluate it.
+//
+// FLOPs and bytes come from the measurement row (each bench writes them by the formulas in
+// measurement_format.md); the GEMM dims come from the shape and follow the lowering rules:
+//   gemm                m, n, k (batch: `batch`, default 1)
+//   conv_fwd            m = N*P*Q, n = K, k = C*R*S            (graphs/ops/conv.cpp)
+//   conv_bwd_data       m = N*H*W, n = C, k = K*R*S
+//   conv_bwd_filter     m = K,     n = C*R*S, k = N*P*Q
+//   rnn_fwd, rnn_bwd_data   one timestep's recurrent GEMM: m = batch, n = gates*hidden,
+//                       k = hidden (the FLOPs cover all timesteps, which run in sequence)
+//   rnn_bwd_filter      m = gates*hidden, n = hidden, k = batch*timesteps
+//   with P = (H + 2 pad - R) / stride + 1, Q = (W + 2 pad - S) / stride + 1 and
+//   gates = 1 (vanilla), 4 (lstm), 3 (gru).
+// Every other bench is a memory-bound op with no GEMM dims.
+
+#include "calibrate/measurement.h"
+#include "graphs/op_graph.h"
+
+namespace amdahl::calibrate {
+
+// Throws UserError for an op class amdahl does not know, an unknown precision, or a shape
+// missing a key the bench needs.
+graphs::Operator to_operator(const Measurement& m);
+
+// Output size of a convolution along one dim (the formula above).
+std::int64_t conv_out_dim(std::int64_t in, std::int64_t kernel, std::int64_t pad,
+                          std::int64_t stride);
+
+// Gates of a cuDNN RNN cell type (vanilla 1, lstm 4, gru 3); UserError for others.
+int rnn_gates(const std::string& rnn_type);
+
+}  // namespace amdahl::calibrate

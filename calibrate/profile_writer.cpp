@@ -1,0 +1,158 @@
+#include "calibrate/profile_writer.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace amdahl::calibrate {
+namespace fs = std::filesystem;
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
+
+bool is_top_level_key(const std::string& line) {
+  return !line.empty() && line[0] != ' ' && line[0] != '#' && line[0] != '-' &&
+         line.find(':') != std::string::npos;
+}
+
+std::string key_of(const std::string& line) {
+  const auto colon = line.find(':');
+  std::string key = line.substr(0, colon);
+  key.erase(0, key.find_first_not_of(' '));
+  return key;
+}
+
+int indent_of(const std::string& line) {
+  const auto first = line.find_first_not_of(' ');
+  return first == std::string::npos ? -1 : static_cast<int>(first);
+}
+
+// "0.8412", "1.2e+05" -> as YAML numbers; 4 significant digits are below the measurements'
+// own spread.
+std::string num(double v) { return fmt::format("{:.4g}", v); }
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string efficiency_entry(const ClassFit& fit, const std::string& source) {
+  const hw::ClassEfficiency& e = fit.params;
+  std::string body = fmt::format("compute: {}, memory: {}", num(e.compute), num(e.memory));
+  if (e.tile_m > 0 || e.tile_n > 0)
+    body += fmt::format(", tile_m: {}, tile_n: {}", e.tile_m, e.tile_n);
+  if (e.k_half > 0) body += fmt::format(", k_half: {}", num(e.k_half));
+  if (e.latency_s > 0) body += fmt::format(", latency: {} us", num(e.latency_s * 1e6));
+  if (e.half_bytes > 0)
+    body += fmt::format(", half_bytes: {} B", fmt::format("{:.0f}", e.half_bytes));
+  if (e.thread_scaling > 0) body += fmt::format(", thread_scaling: {}", num(e.thread_scaling));
+  return fmt::format("{}: {{{}, source: {}}}", fit.op_class, body, quoted(source));
+}
+
+std::string render_calibrated_device(const std::string& base_text,
+                                     const std::vector<ClassFit>& fits,
+                                     const std::vector<std::string>& entry_sources,
+                                     const std::string& calibration) {
+  std::set<std::string> fitted;
+  for (const auto& f : fits) fitted.insert(f.op_class);
+  const std::vector<std::string> lines = lines_of(base_text);
+  std::vector<std::string> kept;
+  std::vector<std::string> carried;  // base efficiency entries not fitted, verbatim
+  for (std::size_t i = 0; i < lines.size();) {
+    const std::string& line = lines[i];
+    if (!is_top_level_key(line)) {
+      kept.push_back(line);
+      ++i;
+      continue;
+    }
+    const std::string key = key_of(line);
+    if (key != "calibrated" && key != "calibration" && key != "efficiency") {
+      kept.push_back(line);
+      ++i;
+      continue;
+    }
+    // Skip the block: the key line and every following indented or blank line.
+    std::size_t j = i + 1;
+    while (j < lines.size() && (lines[j].empty() || lines[j][0] == ' ')) ++j;
+    if (key == "efficiency") {
+      int entry_indent = -1;
+      bool keep_entry = false;
+      for (std::size_t k = i + 1; k < j; ++k) {
+        const int indent = indent_of(lines[k]);
+        if (indent < 0 || lines[k].compare(static_cast<std::size_t>(indent), 1, "#") == 0)
+          continue;  // blank or comment: regenerated
+        if (entry_indent < 0) entry_indent = indent;
+        if (indent == entry_indent) keep_entry = !fitted.count(key_of(lines[k]));
+        if (keep_entry) carried.push_back(lines[k]);
+      }
+    }
+    i = j;
+  }
+  while (!kept.empty() && kept.back().empty()) kept.pop_back();
+
+  std::string out;
+  for (const auto& l : kept) out += l + "\n";
+  out += "calibrated: true\n";
+  out += fmt::format("calibration: {}\n", quoted(calibration));
+  out += "efficiency:\n";
+  out += "  # Fitted by `amdahl calibrate` (docs/calibration.md); held-out error: every fifth\n";
+  out += "  # shape, never used in the fit. Entries without a fit are kept from the base.\n";
+  for (const auto& l : carried) out += l + "\n";
+  for (std::size_t i = 0; i < fits.size(); ++i)
+    out += "  " + efficiency_entry(fits[i], entry_sources.at(i)) + "\n";
+  return out;
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError(fmt::format("{}: cannot read file", path));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file_atomically(const std::string& path, const std::string& text,
+                           const std::function<void(const std::string&)>& validate) {
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir))
+    throw UserError(fmt::format("{}: folder {} does not exist", path, dir.string()));
+  // The temporary keeps the target's extension so loaders that look at it behave the same.
+  const fs::path tmp = dir / fmt::format(".{}.tmp-{}{}", target.stem().string(), ::getpid(),
+                                         target.extension().string());
+  {
+    std::ofstream out(tmp);
+    if (!out) throw UserError(fmt::format("{}: cannot write (temporary {})", path, tmp.string()));
+    out << text;
+    out.close();
+    if (!out) {
+      fs::remove(tmp);
+      throw UserError(fmt::format("{}: write failed", path));
+    }
+  }
+  try {
+    if (validate) validate(tmp.string());
+    fs::rename(tmp, target);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw;
+  }
+}
+
+}  // namespace amdahl::calibrate

@@ -1,0 +1,185 @@
+// amdahl calibrate: fit a device's efficiency models to kernel measurements and write the
+// calibrated device (and, for --target cpu, a system around it). Sources:
+//   --from-deepbench DIR --dataset NAME   published DeepBench kernel results
+//   --measurements FILE                   an amdahl measurements v1 CSV (amdahl-cudabench, ...)
+//   --target cpu                          this machine's CPU, measured now (calibrate/cpu)
+// The output is written atomically and loaded back before it replaces anything.
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "calibrate/calibration.h"
+#include "calibrate/cpu/cpu_calibration.h"
+#include "calibrate/deepbench.h"
+#include "calibrate/holdout.h"
+#include "calibrate/profile_writer.h"
+#include "cli/commands.h"
+#include "cli/table.h"
+#include "hw/system_loader.h"
+#include "util/error.h"
+
+namespace amdahl::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct CalibrateOptions {
+  std::string target;
+  bool quick = false;
+  std::string out;
+  std::string deepbench_dir;
+  std::string dataset;
+  std::string precision = "fp32";
+  std::string measured_device;
+  std::string measurements;
+  std::string base;
+  std::string csv;
+};
+
+std::string percent(double v) { return fmt::format("{:.1f}%", 100 * v); }
+
+void print_report(std::ostream& out, const calibrate::Calibration& c) {
+  Table t({"class", "train", "held out", "compute", "memory", "tile", "k_half", "latency",
+           "half_bytes", "held-out median |err|", "held-out p90 |err|", "train median |err|"});
+  for (const auto& f : c.fits) {
+    const hw::ClassEfficiency& e = f.params;
+    t.add({f.op_class, std::to_string(f.train.count), std::to_string(f.held_out.count),
+           fmt::format("{:.3f}", e.compute), fmt::format("{:.3f}", e.memory),
+           e.tile_m > 0 ? fmt::format("{}x{}", e.tile_m, e.tile_n) : "-",
+           fmt::format("{:.4g}", e.k_half), fmt::format("{:.3g} us", e.latency_s * 1e6),
+           fmt::format("{:.4g} B", e.half_bytes), percent(f.held_out.median_abs),
+           percent(f.held_out.p90_abs), percent(f.train.median_abs)});
+  }
+  t.print(out);
+  out << fmt::format(
+      "\nheld out: every {}th shape of each class (calibrate/holdout.h), never used in the fit; "
+      "{} rows fitted, {} rows of other classes not used.\n",
+      calibrate::kHoldOutEvery, c.rows_used, c.rows_ignored);
+}
+
+std::vector<std::string> entry_sources(const calibrate::Calibration& c, const std::string& what) {
+  std::vector<std::string> out;
+  for (const auto& f : c.fits)
+    out.push_back(fmt::format(
+        "fitted to {}: {} measurements; held out (every {}th shape) {}: median |err| {}, p90 {}",
+        what, f.train.count, calibrate::kHoldOutEvery, f.held_out.count,
+        percent(f.held_out.median_abs), percent(f.held_out.p90_abs)));
+  return out;
+}
+
+// Writes the calibrated device file at `out` from `base_path`, validated by loading it.
+void write_device(const std::string& base_path, const std::string& out,
+                  const calibrate::Calibration& c, const std::string& what,
+                  const std::string& provenance) {
+  const std::string text = calibrate::render_calibrated_device(
+      calibrate::read_text_file(base_path), c.fits, entry_sources(c, what), provenance);
+  calibrate::write_file_atomically(out, text,
+                                   [](const std::string& tmp) { hw::load_device_file(tmp); });
+}
+
+void require(const std::string& value, const char* option, const char* why) {
+  if (value.empty()) throw UserError(fmt::format("{} is required {}", option, why));
+}
+
+void run_deepbench(const CalibrateOptions& o) {
+  require(o.dataset, "--dataset", "with --from-deepbench");
+  require(o.base, "--base", "with --from-deepbench (the device file to calibrate)");
+  require(o.out, "--out", "with --from-deepbench");
+  calibrate::MeasurementSet set =
+      calibrate::read_deepbench(o.deepbench_dir, o.dataset, o.precision);
+  const hw::DeviceSpec target = hw::load_device_file(o.base);
+  const std::string measured_path =
+      !o.measured_device.empty()
+          ? o.measured_device
+          : (fs::path(hw::catalog_dir()) / calibrate::deepbench_measured_device(o.dataset))
+                .string();
+  const hw::DeviceSpec measured = hw::load_device_file(measured_path);
+  calibrate::adjust_for_clock(set, measured, target);
+  const calibrate::Calibration c = calibrate::calibrate_device(set, target, calibrate::gpu_plan());
+  print_report(std::cout, c);
+  const auto& p = set.provenance;
+  const std::string provenance = fmt::format(
+      "DeepBench {} ({} {} at {}, {}): {}, host {}, CUDA {}, cuDNN {}, driver {}; precision {}; "
+      "measured on {} and adjusted to this card: {}; fitted by `amdahl calibrate "
+      "--from-deepbench --dataset {}` (docs/calibration.md)",
+      o.dataset, p.at("repo"), p.at("path"), p.at("read_at_commit"), p.at("last_modified_date"),
+      p.at("gpu_model"), p.at("cpu_model"), p.at("cuda"), p.at("cudnn"), p.at("driver"),
+      o.precision, measured.model, p.at("clock_adjustment"), o.dataset);
+  write_device(o.base, o.out, c, fmt::format("DeepBench {} {}", o.dataset, o.precision),
+               provenance);
+  if (!o.csv.empty()) calibrate::write_file_atomically(o.csv, calibrate::measurements_text(set));
+  std::cout << fmt::format("wrote {}\n", o.out);
+}
+
+void run_measurements(const CalibrateOptions& o) {
+  require(o.base, "--base", "with --measurements (the device file to calibrate)");
+  require(o.out, "--out", "with --measurements");
+  const calibrate::MeasurementSet set = calibrate::read_measurements(o.measurements);
+  const hw::DeviceSpec base = hw::load_device_file(o.base);
+  const calibrate::Calibration c = calibrate::calibrate_device(set, base, calibrate::gpu_plan());
+  print_report(std::cout, c);
+  std::string provenance = fmt::format("{}", fs::path(o.measurements).filename().string());
+  for (const char* key : {"device", "machine", "date", "driver", "cuda", "cublas", "cudnn"})
+    if (set.provenance.count(key))
+      provenance += fmt::format("; {}: {}", key, set.provenance.at(key));
+  provenance += "; fitted by `amdahl calibrate --measurements` (docs/calibration.md)";
+  write_device(o.base, o.out, c, fs::path(o.measurements).filename().string(), provenance);
+  std::cout << fmt::format("wrote {}\n", o.out);
+}
+
+void run_cpu(const CalibrateOptions& o) {
+  require(o.out, "--out", "with --target cpu");
+  calibrate::CpuCalibrationOptions options;
+  options.quick = o.quick;
+  options.out_system = o.out;
+  const calibrate::CpuCalibrationResult r = calibrate::calibrate_cpu(options, std::cerr);
+  print_report(std::cout, r.calibration);
+  std::cout << fmt::format("wrote {}, {} and {}\n", r.system_path, r.device_path, r.csv_path);
+}
+
+}  // namespace
+
+void register_calibrate(CLI::App& app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "fit a device's efficiency models to kernel measurements (docs/calibration.md)");
+  auto* target = cmd->add_option("--target", o->target,
+                                 "measure this machine now: cpu (oneDNN GEMM/conv, memory, "
+                                 "elementwise, reduction, framework dispatch)")
+                     ->check(CLI::IsMember({"cpu"}));
+  cmd->add_flag("--quick", o->quick, "--target cpu: a small grid (under 2 minutes)");
+  cmd->add_option("--out", o->out,
+                  "output: the calibrated device file (--from-deepbench, --measurements) or the "
+                  "system file, with the device and raw CSV beside it (--target cpu)");
+  auto* db = cmd->add_option("--from-deepbench", o->deepbench_dir,
+                             "DeepBench data folder (shared/data/deepbench)")
+                 ->check(CLI::ExistingDirectory);
+  cmd->add_option("--dataset", o->dataset, "DeepBench dataset, e.g. P100_baidu_2018");
+  cmd->add_option("--precision", o->precision, "DeepBench precision column to fit")
+      ->capture_default_str();
+  cmd->add_option("--measured-device", o->measured_device,
+                  "device file of the card DeepBench measured (default from the dataset)");
+  auto* ms = cmd->add_option("--measurements", o->measurements,
+                             "an amdahl measurements v1 CSV to fit (e.g. from amdahl-cudabench)")
+                 ->check(CLI::ExistingFile);
+  cmd->add_option("--base", o->base, "device file to calibrate (its peaks and memory are kept)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--csv", o->csv, "--from-deepbench: also write the imported measurements here");
+  target->excludes(db)->excludes(ms);
+  db->excludes(ms);
+  cmd->callback([o] {
+    if (!o->deepbench_dir.empty())
+      run_deepbench(*o);
+    else if (!o->measurements.empty())
+      run_measurements(*o);
+    else if (!o->target.empty())
+      run_cpu(*o);
+    else
+      throw UserError(
+          "calibrate needs one of --target cpu, --from-deepbench DIR, --measurements FILE");
+  });
+}
+
+}  // namespace amdahl::cli

@@ -1,0 +1,51 @@
+# End-to-end checks of `amdahl calibrate` (run by ctest as cli.calibrate).
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+
+function(expect_failure what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT rc EQUAL 2)
+    message(FATAL_ERROR "${what}: expected exit status 2, got ${rc}: ${err}")
+  endif()
+  set(last_error "${err}" PARENT_SCOPE)
+endfunction()
+
+# The shipped P100 SXM2 file is what the command writes from DeepBench.
+execute_process(
+  COMMAND ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench --dataset P100_baidu_2018
+          --base ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml --out ${WORK}/p100.yaml
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "calibrate --from-deepbench failed (${rc}): ${err}")
+endif()
+file(READ ${WORK}/p100.yaml produced)
+file(READ ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml shipped)
+if(NOT produced STREQUAL shipped)
+  message(FATAL_ERROR "hw/catalog/devices/p100-sxm2.yaml differs from a fresh calibration "
+                      "(${WORK}/p100.yaml)")
+endif()
+
+# Bad input: an unknown dataset, a measurement file with a missing column or a non-positive
+# time. Each is exit status 2 and leaves no output file.
+expect_failure("unknown dataset" ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench
+               --dataset P100_nope --base ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml
+               --out ${WORK}/bad.yaml)
+if(NOT last_error MATCHES "unknown DeepBench dataset 'P100_nope'")
+  message(FATAL_ERROR "unknown dataset: unexpected message: ${last_error}")
+endif()
+file(WRITE ${WORK}/missing_column.csv "bench,op_class,precision,shape,flops,bytes,reps\n")
+expect_failure("missing column" ${AMDAHL} calibrate --measurements ${WORK}/missing_column.csv
+               --base ${SOURCE}/hw/catalog/devices/h200-sxm.yaml --out ${WORK}/bad.yaml)
+if(NOT last_error MATCHES "missing column 'time_s'")
+  message(FATAL_ERROR "missing column: unexpected message: ${last_error}")
+endif()
+file(WRITE ${WORK}/zero_time.csv "bench,op_class,precision,shape,flops,bytes,time_s,reps\n"
+     "gemm,gemm,fp32,m=8;n=8;k=8,1024,768,0,5\n")
+expect_failure("zero time" ${AMDAHL} calibrate --measurements ${WORK}/zero_time.csv
+               --base ${SOURCE}/hw/catalog/devices/h200-sxm.yaml --out ${WORK}/bad.yaml)
+if(NOT last_error MATCHES "time_s must be positive")
+  message(FATAL_ERROR "zero time: unexpected message: ${last_error}")
+endif()
+if(EXISTS ${WORK}/bad.yaml)
+  message(FATAL_ERROR "a failed calibration left ${WORK}/bad.yaml behind")
+endif()

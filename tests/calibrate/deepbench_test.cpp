@@ -1,0 +1,68 @@
+#include "calibrate/deepbench.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "calibrate/measured_op.h"
+#include "hw/system_loader.h"
+#include "util/error.h"
+
+using namespace amdahl;
+using namespace amdahl::calibrate;
+
+namespace {
+const std::string kDeepBench = std::string(AMDAHL_SHARED_DIR) + "/data/deepbench";
+}
+
+TEST_CASE("DeepBench P100 fp32 rows become measurements with direct FLOP counts",
+          "[calibrate][deepbench]") {
+  const MeasurementSet set = read_deepbench(kDeepBench, "P100_baidu_2018");
+  int gemm = 0, conv = 0, rnn = 0;
+  for (const auto& m : set.rows) {
+    gemm += m.op_class == "gemm";
+    conv += m.op_class == "conv";
+    rnn += m.op_class == "rnn";
+  }
+  CHECK(gemm == 160);  // shared/data/README.md: 160 fp32 GEMM rows per 2018 dataset
+  CHECK(conv > 200);   // 94 convolutions x 3 directions, less the empty cells
+  CHECK(rnn > 100);
+  // First GEMM row of deepbench_gemm.csv: m=1760, n=16, k=1760, 55 us.
+  const Measurement& g = set.rows.front();
+  CHECK(g.shape.at("m") == "1760");
+  CHECK(g.flops == Approx(2.0 * 1760 * 16 * 1760));
+  CHECK(g.bytes == Approx(4.0 * (1760 * 1760 + 1760 * 16 + 1760 * 16)));
+  CHECK(g.time_s == Approx(55e-6));
+  CHECK(set.provenance.at("cudnn") == "6.0.21");
+  // First convolution: W=700 H=161 C=1 N=4 K=32 R=5 S=20 stride 2 -> P=79, Q=341, 142 us fwd.
+  const auto conv_row = std::find_if(set.rows.begin(), set.rows.end(),
+                                     [](const Measurement& m) { return m.bench == "conv_fwd"; });
+  CHECK(conv_row->flops == Approx(2.0 * 4 * 32 * 79 * 341 * 1 * 5 * 20));
+  CHECK(conv_row->time_s == Approx(142e-6));
+  const graphs::Operator op = to_operator(*conv_row);
+  CHECK(op.gemm.m == 4 * 79 * 341);  // N*P*Q, as graphs/ops/conv.cpp lowers it
+  CHECK(op.gemm.n == 32);
+  CHECK(op.gemm.k == 1 * 5 * 20);
+}
+
+TEST_CASE("an unknown DeepBench dataset is an error listing the datasets",
+          "[calibrate][deepbench]") {
+  CHECK_THROWS_WITH(read_deepbench(kDeepBench, "P100_baidu_2019"),
+                    Catch::Contains("unknown DeepBench dataset 'P100_baidu_2019'") &&
+                        Catch::Contains("V100_dgx1_2019"));
+  CHECK_THROWS_WITH(read_deepbench(kDeepBench, "P100_baidu_2018", "int8"),
+                    Catch::Contains("fp16_io_fp32_math"));
+  CHECK_THROWS_AS(read_deepbench("/nonexistent", "P100_baidu_2018"), UserError);
+}
+
+TEST_CASE("the PCIe-to-SXM2 clock adjustment scales compute-bound kernels only",
+          "[calibrate][deepbench]") {
+  const hw::DeviceSpec pcie = hw::load_device_file(hw::catalog_dir() + "/devices/p100-pcie.yaml");
+  const hw::DeviceSpec sxm2 = hw::load_device_file(hw::catalog_dir() + "/devices/p100-sxm2.yaml");
+  MeasurementSet set;
+  Measurement compute{"gemm", "gemm", "fp32", {}, 2e12, 1e6, 1.0, 1};  // 215 ms vs 1.4 us
+  Measurement memory{"gemm", "gemm", "fp32", {}, 1e6, 1e9, 1.0, 1};    // 0.1 us vs 1.4 ms
+  set.rows = {compute, memory};
+  CHECK(adjust_for_clock(set, pcie, sxm2) == 1);
+  CHECK(set.rows[0].time_s == Approx(1303.0 / 1480.0));  // specs.yaml boost clocks
+  CHECK(set.rows[1].time_s == 1.0);
+}

@@ -1,0 +1,150 @@
+#include "calibrate/efficiency_fit.h"
+
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "util/error.h"
+
+using namespace amdahl;
+using namespace amdahl::calibrate;
+
+namespace {
+
+// 10 TFLOP/s, 1 TB/s, 50 units, 5 us launch latency: GPU-like round numbers.
+hw::DeviceSpec test_gpu() {
+  hw::DeviceSpec d;
+  d.model = "synthetic GPU";
+  d.kind = hw::DeviceKind::kGpu;
+  d.parallel_units = 50;
+  d.peak[Precision::kFp32] = {10e12, hw::ComputeUnit::kFma};
+  d.memory.bandwidth_bytes_per_s = 1e12;
+  d.launch_latency_s = 5e-6;
+  d.efficiency["default"] = hw::ClassEfficiency{0.75, 0.8};
+  return d;
+}
+
+Sample gemm_sample(std::int64_t m, std::int64_t n, std::int64_t k) {
+  Sample s;
+  s.op.op_class = graphs::OpClass::kGemm;
+  s.op.flops = 2.0 * m * n * k;
+  s.op.bytes_read = 4.0 * (m * k + k * n + m * n);
+  s.op.gemm = {m, n, k, 1};
+  return s;
+}
+
+Sample add_sample(double elements) {
+  Sample s;
+  s.op.op_class = graphs::OpClass::kElementwise;
+  s.op.flops = elements;
+  s.op.bytes_read = 12 * elements;
+  return s;
+}
+
+// Times from the model itself with the known parameters, times (1 + noise).
+std::vector<Sample> with_times(std::vector<Sample> samples, const hw::DeviceSpec& truth,
+                               double noise, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-noise, noise);
+  for (auto& s : samples) s.time_s = predict_time(s, truth) * (1 + u(rng));
+  return samples;
+}
+
+}  // namespace
+
+TEST_CASE("the GEMM fit recovers known tiles, compute, depth and latency", "[calibrate][fit]") {
+  hw::DeviceSpec truth = test_gpu();
+  hw::ClassEfficiency known{0.82, 0.7};
+  known.tile_m = 128;
+  known.tile_n = 64;
+  known.k_half = 48;
+  known.latency_s = 4e-6;
+  truth.efficiency["gemm"] = known;
+
+  std::mt19937 rng(42);  // fixed seed: the test is deterministic
+  std::uniform_int_distribution<int> dim(1, 64);
+  std::vector<Sample> shapes;
+  for (int i = 0; i < 150; ++i)
+    shapes.push_back(gemm_sample(32 * dim(rng), 16 * dim(rng), 16 * dim(rng)));
+  constexpr double kNoise = 0.01;  // +-1 % uniform timing noise
+  const auto samples = with_times(shapes, truth, kNoise, rng);
+  const std::vector<Sample> train(samples.begin(), samples.begin() + 120);
+  const std::vector<Sample> held(samples.begin() + 120, samples.end());
+
+  FitOptions options;
+  options.tile_sizes = {32, 64, 128, 256};
+  const ClassFit fit = fit_class("gemm", ModelForm::kGemmLike, train, held, test_gpu(), options);
+  CHECK(fit.params.tile_m == 128);
+  CHECK(fit.params.tile_n == 64);
+  // 1 % noise moves the fitted values by well under the tolerances below.
+  CHECK(fit.params.compute == Approx(0.82).epsilon(0.02));
+  CHECK(fit.params.k_half == Approx(48).epsilon(0.15));
+  CHECK(fit.params.latency_s == Approx(4e-6).epsilon(0.15));
+  CHECK(fit.held_out.count == 30);
+  CHECK(fit.held_out.median_abs < 0.01);
+  CHECK(fit.held_out.p90_abs < 0.02);
+}
+
+TEST_CASE("the memory-bound fit recovers the bandwidth fraction and the fixed time",
+          "[calibrate][fit]") {
+  hw::DeviceSpec truth = test_gpu();
+  hw::ClassEfficiency known{0.75, 0.85};
+  known.half_bytes = 2e6;
+  known.latency_s = 2e-6;
+  truth.efficiency["elementwise"] = known;
+  std::mt19937 rng(7);
+  std::vector<Sample> shapes;
+  for (double e = 1024; e <= 512e6; e *= 1.5) shapes.push_back(add_sample(e));
+  const auto samples = with_times(shapes, truth, 0.01, rng);
+  const std::vector<Sample> train(samples.begin(), samples.end() - 5);
+  const std::vector<Sample> held(samples.end() - 5, samples.end());
+  const ClassFit fit =
+      fit_class("elementwise", ModelForm::kMemoryBound, train, held, test_gpu(), {});
+  CHECK(fit.params.memory == Approx(0.85).epsilon(0.02));
+  // half_bytes / (bandwidth x memory) is a fixed time like the latency (efficiency_fit.h):
+  // the fit folds it in, 2 us + 2 MB / (1 TB/s x 0.85) = 4.35 us.
+  CHECK(fit.params.half_bytes == 0);
+  CHECK(fit.params.latency_s == Approx(2e-6 + 2e6 / (1e12 * 0.85)).epsilon(0.05));
+  CHECK(fit.held_out.p90_abs < 0.02);
+}
+
+TEST_CASE("a CPU GEMM fit recovers Amdahl thread scaling from runs at several thread counts",
+          "[calibrate][fit]") {
+  hw::DeviceSpec cpu = test_gpu();
+  cpu.kind = hw::DeviceKind::kCpu;
+  cpu.parallel_units = 8;
+  cpu.launch_latency_s = 0;
+  hw::DeviceSpec truth = cpu;
+  hw::ClassEfficiency known{0.9, 0.8};
+  known.k_half = 32;
+  known.latency_s = 1e-6;
+  known.thread_scaling = 0.95;
+  truth.efficiency["gemm"] = known;
+  std::mt19937 rng(3);
+  std::vector<Sample> shapes;
+  for (int size : {64, 128, 256, 512, 1024, 2048})
+    for (int threads : {1, 2, 4, 8}) {
+      Sample s = gemm_sample(size, size, size / 2);
+      s.threads = threads;
+      shapes.push_back(s);
+    }
+  const auto samples = with_times(shapes, truth, 0.005, rng);
+  FitOptions options;
+  options.fit_thread_scaling = true;
+  const ClassFit fit = fit_class("gemm", ModelForm::kGemmLike, samples, {}, cpu, options);
+  CHECK(fit.params.thread_scaling == Approx(0.95).epsilon(0.01));
+  CHECK(fit.params.compute == Approx(0.9).epsilon(0.03));
+}
+
+TEST_CASE("a fit that cannot converge or has too few measurements is an error",
+          "[calibrate][fit]") {
+  std::mt19937 rng(1);
+  hw::DeviceSpec truth = test_gpu();
+  std::vector<Sample> shapes;
+  for (int i = 1; i <= 20; ++i) shapes.push_back(gemm_sample(64 * i, 64 * i, 64 * i));
+  const auto samples = with_times(shapes, truth, 0.05, rng);
+  FitOptions starved;
+  starved.max_evaluations = 2;  // stops Levenberg-Marquardt long before it converges
+  CHECK_THROWS_WITH(fit_class("gemm", ModelForm::kGemmLike, samples, {}, test_gpu(), starved),
+                    Catch::Contains("did not converge") && Catch::Contains("no profile"));
+  const std::vector<Sample> few(samples.begin(), samples.begin() + 3);
+  CHECK_THROWS_AS(fit_class("gemm", ModelForm::kGemmLike, few, {}, test_gpu(), {}), UserError);
+}

@@ -1,0 +1,76 @@
+#include "calibrate/profile_writer.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "hw/system_loader.h"
+#include "util/error.h"
+
+using namespace amdahl;
+using namespace amdahl::calibrate;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kBase =
+    "# a device\n"
+    "name: Test GPU\n"
+    "kind: gpu\n"
+    "source: test\n"
+    "parallel_units: 10\n"
+    "peak:\n"
+    "  fp32: {rate: 1 TFLOP/s}\n"
+    "memory: {capacity: 1 GiB, bandwidth: 100 GB/s}\n"
+    "launch_latency: 5 us\n"
+    "calibrated: false\n"
+    "efficiency:\n"
+    "  # defaults\n"
+    "  default: {compute: 0.75, memory: 0.8, source: \"assumption\"}\n"
+    "  gemm: {compute: 0.5, memory: 0.8}\n";
+
+ClassFit gemm_fit() {
+  ClassFit f;
+  f.op_class = "gemm";
+  f.params.compute = 0.9123;
+  f.params.memory = 0.8;
+  f.params.tile_m = 128;
+  f.params.tile_n = 64;
+  f.params.k_half = 40;
+  f.params.latency_s = 2.5e-6;
+  return f;
+}
+}  // namespace
+
+TEST_CASE("a calibrated device keeps the base, replaces fitted entries and is stable",
+          "[calibrate][writer]") {
+  const std::string once = render_calibrated_device(kBase, {gemm_fit()}, {"fit"}, "test data");
+  CHECK(once.find("calibrated: true") != std::string::npos);
+  CHECK(once.find("calibration: \"test data\"") != std::string::npos);
+  CHECK(once.find("default: {compute: 0.75") != std::string::npos);  // kept verbatim
+  CHECK(once.find("gemm: {compute: 0.5") == std::string::npos);      // replaced
+  CHECK(once.find("gemm: {compute: 0.9123, memory: 0.8, tile_m: 128, tile_n: 64, k_half: 40, "
+                  "latency: 2.5 us") != std::string::npos);
+  // Calibrating the calibrated file again gives the same text (the shipped file reproduces).
+  CHECK(render_calibrated_device(once, {gemm_fit()}, {"fit"}, "test data") == once);
+
+  const auto path = (fs::temp_directory_path() / "amdahl_writer_test.yaml").string();
+  write_file_atomically(path, once, [](const std::string& tmp) { hw::load_device_file(tmp); });
+  const hw::DeviceSpec d = hw::load_device_file(path);
+  CHECK(d.calibrated);
+  CHECK(d.efficiency.at("gemm").tile_m == 128);
+  CHECK(d.efficiency.at("gemm").latency_s == Approx(2.5e-6));
+}
+
+TEST_CASE("a profile that fails validation is never written", "[calibrate][writer]") {
+  const auto path = (fs::temp_directory_path() / "amdahl_writer_keep.yaml").string();
+  std::ofstream(path) << "old contents\n";
+  CHECK_THROWS_AS(write_file_atomically(path, "name: [broken\n",
+                                        [](const std::string& tmp) { hw::load_device_file(tmp); }),
+                  UserError);
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "old contents");
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
+    CHECK(e.path().filename().string().find(".amdahl_writer_keep.tmp") == std::string::npos);
+}
