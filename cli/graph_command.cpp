@@ -21,7 +21,7 @@ std::string dot_escape(const std::string& s) {
 
 void print_dot(std::ostream& out, const graphs::LoweredNetwork& net) {
   const auto& g = net.graph;
-  out << fmt::format("digraph \"{}\" {{\n  rankdir=TB;\n  node [shape=box, fontsize=10];\n",
+  out << fmt::format("digraph \"{}\" {{\n  rankdir=TB;\n  // cheap layout settings: large training graphs render in seconds\n  splines=false; nslimit=1; nslimit1=1; mclimit=0.1; remincross=false; searchsize=10;\n  node [shape=box, fontsize=10];\n",
                      dot_escape(net.name));
   for (graphs::OpId id = 0; id < g.size(); ++id) {
     const auto& op = g.op(id);
