@@ -10,6 +10,8 @@ void register_predict(CLI::App& app);
 void register_breakdown(CLI::App& app);
 void register_describe(CLI::App& app);
 void register_graph(CLI::App& app);
+void register_whatif(CLI::App& app);
+void register_sweep(CLI::App& app);
 void register_calibrate(CLI::App& app);
 void register_validate(CLI::App& app);
 

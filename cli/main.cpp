@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   amdahl::cli::register_breakdown(app);
   amdahl::cli::register_describe(app);
   amdahl::cli::register_graph(app);
+  amdahl::cli::register_whatif(app);
+  amdahl::cli::register_sweep(app);
   amdahl::cli::register_calibrate(app);
   amdahl::cli::register_validate(app);
   try {

@@ -53,6 +53,20 @@ nlohmann::json timeline_json(const model::Prediction& p, const graphs::OpGraph& 
                         {"bound", model::bound_name(p.costs[id].bound)},
                         {"issued_us", s.issue_s * 1e6}}}});
   }
+  for (const auto& c : p.schedule.copies) {
+    const int tid = 10 + c.lane;
+    lanes[tid] = fmt::format("copy engine {}", c.lane);
+    events.push_back({{"name", fmt::format("{} -> {}", g.op(c.from).name, g.op(c.to).name)},
+                      {"cat", "transfer"},
+                      {"ph", "X"},
+                      {"ts", c.start_s * 1e6},
+                      {"dur", (c.end_s - c.start_s) * 1e6},
+                      {"pid", 1},
+                      {"tid", tid},
+                      {"args",
+                       {{"direction", c.to_device ? "host to device" : "device to host"},
+                        {"bytes", c.bytes}}}});
+  }
   for (const auto& [tid, name] : lanes)
     events.push_back({{"name", "thread_name"},
                       {"ph", "M"},

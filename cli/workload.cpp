@@ -40,6 +40,10 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
   cmd->add_option("-o,--out", o.out_dir, "directory for output files");
+  if (with_system)
+    cmd->add_option("--place", o.place,
+                    "op placement: accelerator (default), host/cpu, or CLASS=TARGET[,...] "
+                    "(e.g. embedding=host)");
 }
 
 graphs::Bindings size_overrides(const WorkloadOptions& o) {
@@ -81,6 +85,14 @@ graphs::BoundNetwork load_bound_network(const WorkloadOptions& o, const graphs::
   throw UserError("give the network with --model NAME, --onnx FILE or --graph FILE");
 }
 
+graphs::LoweringOptions lowering_options(const WorkloadOptions& o, const hw::SystemSpec& system) {
+  graphs::LoweringOptions lo;
+  lo.mode = o.mode == "train" ? graphs::Mode::kTrain : graphs::Mode::kInfer;
+  lo.precision = *parse_precision(o.precision);
+  lo.fused_optimizer = system.runtime.optimizer == hw::OptimizerMode::kFused;
+  return lo;
+}
+
 Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
                        const hw::SystemSpec& system) {
   Workload w;
@@ -100,6 +112,7 @@ Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
                         ? w.network.inputs.front().tensor.shape.front()
                         : 1;
   if (!o.device.empty()) system.device(o.device);  // validates the name
+  if (!o.place.empty()) w.predict.placement = model::parse_placement(o.place);
   return w;
 }
 

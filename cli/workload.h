@@ -31,6 +31,7 @@ struct WorkloadOptions {
   std::string precision = "fp32";
   std::string format = "table";
   std::string out_dir;
+  std::string place;  // --place: accelerator, host, or CLASS=TARGET,... (model/placement.h)
 };
 
 // Declares the options on `cmd`. `with_system` false for commands without a system
@@ -53,6 +54,8 @@ struct Workload {
 
 // Everything a prediction needs, loaded and validated.
 Workload load_workload(const WorkloadOptions& o);
+// Lowering options from --mode, --precision and the system's runtime (sweeps lower per point).
+graphs::LoweringOptions lowering_options(const WorkloadOptions& o, const hw::SystemSpec& system);
 // Re-lowers with other size bindings (sweeps).
 Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
                        const hw::SystemSpec& system);

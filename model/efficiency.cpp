@@ -1,5 +1,6 @@
 #include "model/efficiency.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace amdahl::model {
@@ -25,29 +26,33 @@ GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficie
   return out;
 }
 
-namespace {
-std::string class_key(const graphs::Operator& op) {
-  return std::string(graphs::op_class_name(op.op_class));
+double thread_scaling_efficiency(const hw::ClassEfficiency& e, int cores) {
+  if (e.thread_scaling <= 0) return 1;
+  const double c = std::max(cores, 1);
+  const double s = std::min(e.thread_scaling, 1.0);
+  return (1.0 / ((1.0 - s) + s / c)) / c;
 }
-}  // namespace
 
-double compute_efficiency(const graphs::Operator& op, const hw::DeviceSpec& device) {
-  const hw::ClassEfficiency& e = device.efficiency_for(class_key(op));
-  double eff =
-      op.gemm.empty() ? e.compute : gemm_efficiency(op.gemm, e, device.parallel_units).total;
-  if (device.kind == hw::DeviceKind::kCpu && e.thread_scaling > 0) {
-    const double cores = std::max(device.parallel_units, 1);
-    const double s = std::min(e.thread_scaling, 1.0);
-    eff *= (1.0 / ((1.0 - s) + s / cores)) / cores;
-  }
+double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency& e,
+                          hw::DeviceKind kind, int parallel_units) {
+  double eff = op.gemm.empty() ? e.compute : gemm_efficiency(op.gemm, e, parallel_units).total;
+  if (kind == hw::DeviceKind::kCpu) eff *= thread_scaling_efficiency(e, parallel_units);
   return eff;
 }
 
-double memory_efficiency(const graphs::Operator& op, const hw::DeviceSpec& device) {
-  const hw::ClassEfficiency& e = device.efficiency_for(class_key(op));
-  const double bytes = op.bytes();
+double memory_efficiency(double bytes, const hw::ClassEfficiency& e) {
   if (e.half_bytes > 0 && bytes > 0) return e.memory * bytes / (bytes + e.half_bytes);
   return e.memory;
+}
+
+double compute_efficiency(const graphs::Operator& op, const hw::DeviceSpec& device) {
+  return compute_efficiency(op, device.efficiency_for(std::string(op_class_name(op.op_class))),
+                            device.kind, device.parallel_units);
+}
+
+double memory_efficiency(const graphs::Operator& op, const hw::DeviceSpec& device) {
+  return memory_efficiency(op.bytes(),
+                           device.efficiency_for(std::string(op_class_name(op.op_class))));
 }
 
 }  // namespace amdahl::model

@@ -3,118 +3,253 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
+#include "graphs/layer_kind.h"
 #include "hw/units.h"
 #include "model/roofline.h"
 #include "util/error.h"
 
 namespace amdahl::model {
+namespace {
 
-Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
-                   const PredictOptions& options) {
-  Prediction p;
-  p.workload = net.name;
-  p.system = system.name;
-  p.device = options.device.empty() ? system.default_device : options.device;
-  const hw::DeviceSpec& device = system.device(p.device);
-  p.device_model = device.model;
-  p.batch = options.batch;
-  p.mode = options.mode;
-  p.precision = options.precision;
-  p.parameters = net.parameters;
-  p.memory = net.memory;
-  p.device_memory_bytes = device.memory.capacity_bytes;
-  p.op_count = net.graph.size();
+// Accumulators indexed by enum, turned into named maps once at the end (no string keys in
+// the per-interval loop).
+constexpr int kHostSlot = graphs::kOpClassCount;  // "dispatch" in by_class
+constexpr int kPhaseHostSlot = graphs::kPhaseCount;
 
-  const bool on_host = device.kind == hw::DeviceKind::kCpu;
-  const hw::DeviceSpec* host = on_host ? &device : system.host_of(p.device);
-  const hw::LinkSpec* link = host && !on_host ? system.link_between(host->name, p.device) : nullptr;
+void note_efficiency_defaults(const Roofline& r,
+                              const std::array<bool, graphs::kOpClassCount>& used,
+                              const std::string& instance, std::vector<std::string>& out) {
+  const hw::DeviceSpec& d = r.device();
+  for (int i = 0; i < graphs::kOpClassCount; ++i) {
+    const auto c = static_cast<graphs::OpClass>(i);
+    if (!used[i] || !r.uses_default_efficiency(c) || c == graphs::OpClass::kTransfer) continue;
+    const hw::ClassEfficiency& e = r.efficiency(c);
+    out.push_back(fmt::format(
+        "{} ({}): no efficiency parameters for {}; its 'default' entry applies (compute {}, "
+        "memory {})",
+        instance, d.model, graphs::op_class_name(c), e.compute, e.memory));
+  }
+}
+
+void note_uncalibrated(const hw::DeviceSpec& d, std::vector<std::string>& out) {
+  if (!d.calibrated)
+    out.push_back(fmt::format("uncalibrated: device {} ({}) (efficiencies are the file's defaults)",
+                              d.name, d.model));
+  out.insert(out.end(), d.assumptions.begin(), d.assumptions.end());
+}
+
+bool is_loss_op(const graphs::Operator& op) {
+  if (op.phase != graphs::Phase::kForward) return false;
+  const graphs::LayerKind* k = graphs::layer_registry().find(op.kind);
+  return k && k->is_loss;
+}
+
+}  // namespace
+
+CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
+                     const PredictOptions& options) {
+  CostedStep st;
+  st.net = &net;
+  st.system = &system;
+  st.options = options;
+  st.placement = place(net.graph, system, options.device, options.placement);
+  const Placement& pl = st.placement;
   const hw::RuntimeSpec& rt = system.runtime;
+  const std::size_t n = net.graph.size();
 
-  ScheduleInput in;
+  const Roofline accel(*pl.accelerator);
+  const std::optional<Roofline> host_roofline =
+      pl.host && pl.host != pl.accelerator ? std::optional<Roofline>(*pl.host) : std::nullopt;
+  const Roofline& host = host_roofline ? *host_roofline : accel;
+
+  ScheduleInput& in = st.input;
   in.graph = &net.graph;
   in.dispatch_s = rt.dispatch_per_op_s;
   in.sync_latency_s = rt.sync_latency_s;
   in.graph_capture = rt.graph_capture;
-  in.copy_engines = device.copy_engines;
+  in.copy_engines = pl.accelerator->copy_engines;
   in.sync_at_end = rt.sync != hw::SyncPoint::kNone;
-  for (graphs::OpId id = 0; id < net.graph.size(); ++id) {
+  if (pl.link) {
+    in.link_latency_s = pl.link->latency_s;
+    in.h2d_bytes_per_s = link_bandwidth(*pl.link, Direction::kHostToDevice, rt.pinned_inputs);
+    in.d2h_bytes_per_s = link_bandwidth(*pl.link, Direction::kDeviceToHost, rt.pinned_inputs);
+  }
+  in.costs.resize(n);
+  in.resources.resize(n);
+
+  std::array<bool, graphs::kOpClassCount> used_accel{}, used_host{};
+  // (matrix class, precision) combinations used per side, for the rate notes.
+  std::array<std::array<bool, kPrecisionCount>, 2> rate_accel{}, rate_host{};
+  std::array<graphs::OpClass, 2> rate_class{graphs::OpClass::kElementwise, graphs::OpClass::kGemm};
+  bool copied_inputs = false, unlinked_copy = false, crossing = false;
+
+  for (graphs::OpId id = 0; id < n; ++id) {
     const graphs::Operator& op = net.graph.op(id);
-    p.total_flops += op.flops;
+    const bool on_host = pl.side[id] == Side::kHost;
+    const int cls = static_cast<int>(op.op_class);
     if (op.op_class == graphs::OpClass::kTransfer) {
       if (on_host) {
-        in.costs.push_back(
-            OpCost{.bound = Bound::kTransfer, .reason = "input already in host memory"});
-        in.resources.push_back(Resource::kHost);
-      } else if (link) {
-        in.costs.push_back(
-            estimate_transfer(op.bytes_written, *link, Direction::kHostToDevice, rt.pinned_inputs));
-        in.resources.push_back(Resource::kCopy);
+        in.costs[id] = OpCost{.bound = Bound::kTransfer};
+        in.resources[id] = Resource::kHost;
+      } else if (pl.link) {
+        in.costs[id] = estimate_transfer(op.bytes_written, *pl.link, Direction::kHostToDevice,
+                                         rt.pinned_inputs);
+        in.resources[id] = Resource::kCopy;
+        copied_inputs = true;
       } else {
-        in.costs.push_back(OpCost{.bound = Bound::kTransfer,
-                                  .reason = "no host link in this system; transfer not costed"});
-        in.resources.push_back(Resource::kCopy);
-        p.assumptions.push_back(
-            fmt::format("{} has no link to a host: input copies cost nothing", p.device));
+        in.costs[id] = OpCost{.bound = Bound::kTransfer};
+        in.resources[id] = Resource::kCopy;
+        unlinked_copy = true;
       }
       continue;
     }
-    p.total_bytes += op.bytes();
-    in.costs.push_back(estimate(op, device));
-    in.resources.push_back(on_host ? Resource::kHost : Resource::kCompute);
-    if (!in.costs.back().reason.empty()) p.assumptions.push_back(in.costs.back().reason);
-    if (rt.sync == hw::SyncPoint::kAfterLoss && op.phase == graphs::Phase::kForward &&
-        op.kind == "softmax_cross_entropy")
+    const Roofline& r = on_host ? host : accel;
+    in.costs[id] = r.estimate(op);
+    in.resources[id] = on_host ? Resource::kHost : Resource::kCompute;
+    (on_host ? used_host : used_accel)[cls] = true;
+    (on_host ? rate_host
+             : rate_accel)[is_matrix_class(op.op_class) ? 1 : 0][static_cast<int>(op.precision)] =
+        true;
+    if (!crossing)
+      for (auto [it, end] = boost::in_edges(id, net.graph.graph()); it != end; ++it) {
+        const Side from = pl.side[boost::source(*it, net.graph.graph())];
+        crossing = crossing || (from != pl.side[id] &&
+                                net.graph.op(boost::source(*it, net.graph.graph())).op_class !=
+                                    graphs::OpClass::kTransfer);
+      }
+    if (rt.sync == hw::SyncPoint::kAfterLoss && in.sync_after == graphs::kNoOp && is_loss_op(op))
       in.sync_after = id;
   }
-  p.schedule = simulate(in);
-  p.costs = std::move(in.costs);
-  p.resources = std::move(in.resources);
-  p.step_time_s = p.schedule.makespan_s;
-  p.samples_per_s =
-      p.step_time_s > 0 && p.batch > 0 ? static_cast<double>(p.batch) / p.step_time_s : 0;
 
-  for (const PathInterval& iv : p.schedule.critical_path) {
-    const double dt = iv.end_s - iv.start_s;
-    p.by_bound[std::string(bound_name(iv.bound))] += dt;
-    if (iv.op == graphs::kNoOp) {
-      p.by_class["dispatch"] += dt;
-      p.by_phase["dispatch"] += dt;
-    } else {
-      const graphs::Operator& op = net.graph.op(iv.op);
-      p.by_class[std::string(graphs::op_class_name(op.op_class))] += dt;
-      p.by_phase[std::string(graphs::phase_name(op.phase))] += dt;
-    }
+  // Everything the costs relied on that was not measured.
+  std::vector<std::string>& a = st.assumptions;
+  const bool any_accel =
+      std::any_of(used_accel.begin(), used_accel.end(), [](bool b) { return b; });
+  const bool any_host = std::any_of(used_host.begin(), used_host.end(), [](bool b) { return b; });
+  if (any_accel || copied_inputs) {
+    note_uncalibrated(*pl.accelerator, a);
+    note_efficiency_defaults(accel, used_accel, pl.accelerator->name, a);
   }
-  for (graphs::OpId id = 0; id < net.graph.size(); ++id)
-    p.busy_by_class[std::string(graphs::op_class_name(net.graph.op(id).op_class))] +=
-        p.costs[id].time_s;
-
-  // Everything the prediction relied on that was not measured.
-  std::vector<std::string> a;
-  auto uncalibrated = [&](const std::string& what, bool calibrated) {
-    if (!calibrated)
-      a.push_back(fmt::format("uncalibrated: {} (efficiencies are the file's defaults)", what));
-  };
-  uncalibrated(fmt::format("device {} ({})", device.name, device.model), device.calibrated);
-  if (host && host != &device)
-    uncalibrated(fmt::format("host {} ({})", host->name, host->model), host->calibrated);
-  if (link) uncalibrated(fmt::format("link {} ({})", link->name, link->model), link->calibrated);
+  if (any_host && host_roofline) {
+    note_uncalibrated(*pl.host, a);
+    note_efficiency_defaults(host, used_host, pl.host->name, a);
+  }
+  for (int m = 0; m < 2; ++m)
+    for (int p = 0; p < kPrecisionCount; ++p) {
+      if (rate_accel[m][p]) {
+        const std::string& note = accel.rate_note(rate_class[m], static_cast<Precision>(p));
+        if (!note.empty()) a.push_back(note);
+      }
+      if (rate_host[m][p] && host_roofline) {
+        const std::string& note = host.rate_note(rate_class[m], static_cast<Precision>(p));
+        if (!note.empty()) a.push_back(note);
+      }
+    }
+  if (pl.link && (copied_inputs || crossing)) {
+    if (!pl.link->calibrated)
+      a.push_back(fmt::format("uncalibrated: link {} ({})", pl.link->name, pl.link->model));
+    a.insert(a.end(), pl.link->assumptions.begin(), pl.link->assumptions.end());
+  }
   if (!rt.calibrated)
     a.push_back(fmt::format("uncalibrated: runtime {} (dispatch {} per op)", rt.name,
                             hw::format_quantity(rt.dispatch_per_op_s, hw::Dimension::kTime)));
-  a.insert(a.end(), device.assumptions.begin(), device.assumptions.end());
-  if (host && host != &device)
-    a.insert(a.end(), host->assumptions.begin(), host->assumptions.end());
-  if (link) a.insert(a.end(), link->assumptions.begin(), link->assumptions.end());
   a.insert(a.end(), rt.assumptions.begin(), rt.assumptions.end());
-  a.push_back(fmt::format("weights resident on {}; step inputs copied from {} host memory",
-                          p.device, rt.pinned_inputs ? "pinned" : "pageable"));
-  a.insert(a.end(), p.assumptions.begin(), p.assumptions.end());
+  if (pl.all_on_host) {
+    a.push_back(fmt::format("all ops on the host {} ({}); inputs already in host memory",
+                            pl.host->name, pl.host->model));
+  } else {
+    a.push_back(fmt::format("weights resident on {}; step inputs copied from {} host memory",
+                            pl.accelerator->name, rt.pinned_inputs ? "pinned" : "pageable"));
+  }
+  if (any_host && any_accel)
+    a.push_back(fmt::format("placement {}: tensors crossing {} <-> {} copied on a copy engine{}",
+                            placement_text(options.placement), pl.host->name, pl.accelerator->name,
+                            pl.link ? "" : " (no link: at no cost)"));
+  if (unlinked_copy)
+    a.push_back(
+        fmt::format("{} has no link to a host: input copies cost nothing", pl.accelerator->name));
   std::sort(a.begin(), a.end());
   a.erase(std::unique(a.begin(), a.end()), a.end());
-  p.assumptions = std::move(a);
+  return st;
+}
+
+Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule schedule) {
+  const graphs::LoweredNetwork& net = *st.net;
+  const Placement& pl = st.placement;
+  const hw::DeviceSpec& shown = pl.all_on_host ? *pl.host : *pl.accelerator;
+  Prediction p;
+  p.workload = net.name;
+  p.system = st.system->name;
+  p.device = shown.name;
+  p.device_model = shown.model;
+  p.placement = placement_text(st.options.placement);
+  p.batch = st.options.batch;
+  p.mode = st.options.mode;
+  p.precision = st.options.precision;
+  p.parameters = net.parameters;
+  p.memory = net.memory;
+  p.device_memory_bytes = shown.memory.capacity_bytes;
+  p.op_count = net.graph.size();
+  p.step_time_s = schedule.makespan_s;
+  p.samples_per_s =
+      p.step_time_s > 0 && p.batch > 0 ? static_cast<double>(p.batch) / p.step_time_s : 0;
+
+  std::array<double, graphs::kOpClassCount + 1> cls{}, busy{};
+  std::array<double, graphs::kPhaseCount + 1> phase{};
+  std::array<double, kBoundCount> bound{};
+  for (graphs::OpId id = 0; id < p.op_count; ++id) {
+    const graphs::Operator& op = net.graph.op(id);
+    p.total_flops += op.flops;
+    if (op.op_class != graphs::OpClass::kTransfer) p.total_bytes += op.bytes();
+    busy[static_cast<int>(op.op_class)] += costs[id].time_s;
+  }
+  for (const ScheduledCopy& c : schedule.copies)
+    busy[static_cast<int>(graphs::OpClass::kTransfer)] += c.end_s - c.start_s;
+  for (const PathInterval& iv : schedule.critical_path) {
+    const double dt = iv.end_s - iv.start_s;
+    bound[static_cast<int>(iv.bound)] += dt;
+    if (iv.op == graphs::kNoOp) {
+      cls[kHostSlot] += dt;
+      phase[kPhaseHostSlot] += dt;
+      continue;
+    }
+    const graphs::Operator& op = net.graph.op(iv.op);
+    cls[iv.copy >= 0 ? static_cast<int>(graphs::OpClass::kTransfer)
+                     : static_cast<int>(op.op_class)] += dt;
+    phase[static_cast<int>(op.phase)] += dt;
+  }
+  for (int i = 0; i < graphs::kOpClassCount; ++i) {
+    const std::string name(graphs::op_class_name(static_cast<graphs::OpClass>(i)));
+    if (cls[i] > 0) p.by_class[name] = cls[i];
+    if (busy[i] > 0) p.busy_by_class[name] = busy[i];
+  }
+  if (cls[kHostSlot] > 0) p.by_class["dispatch"] = cls[kHostSlot];
+  for (int i = 0; i < graphs::kPhaseCount; ++i)
+    if (phase[i] > 0)
+      p.by_phase[std::string(graphs::phase_name(static_cast<graphs::Phase>(i)))] = phase[i];
+  if (phase[kPhaseHostSlot] > 0) p.by_phase["dispatch"] = phase[kPhaseHostSlot];
+  for (int i = 0; i < kBoundCount; ++i)
+    if (bound[i] > 0) p.by_bound[std::string(bound_name(static_cast<Bound>(i)))] = bound[i];
+
+  p.costs = std::move(costs);
+  p.resources = st.input.resources;
+  p.schedule = std::move(schedule);
+  p.assumptions = st.assumptions;
   return p;
+}
+
+Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
+                   const PredictOptions& options) {
+  CostedStep st = cost_step(net, system, options);
+  Schedule s = simulate(st.input);
+  std::vector<OpCost> costs = std::move(st.input.costs);
+  return account(st, std::move(costs), std::move(s));
+}
+
+double step_time(const CostedStep& step, const std::vector<OpCost>& costs) {
+  return simulate(step.input, costs).makespan_s;
 }
 
 }  // namespace amdahl::model

@@ -1,5 +1,10 @@
 #pragma once
 // predict(): place every op, cost it, simulate the step, and account for the time.
+//
+// The pipeline is exposed in two halves so analyses can re-simulate without re-costing:
+//   cost_step(net, system, options) -> CostedStep   placement + per-op costs + schedule input
+//   account(step, costs, simulate(input)) -> Prediction
+// predict() is the two run back to back.
 
 #include <cstdint>
 #include <map>
@@ -9,6 +14,7 @@
 #include "graphs/lower.h"
 #include "hw/system.h"
 #include "model/op_cost.h"
+#include "model/placement.h"
 #include "model/schedule.h"
 
 namespace amdahl::model {
@@ -18,13 +24,26 @@ struct PredictOptions {
   graphs::Mode mode = graphs::Mode::kTrain;
   Precision precision = Precision::kFp32;
   std::int64_t batch = 0;  // samples per step, for throughput
+  PlacementSpec placement;
+};
+
+// A placed and costed step, ready to simulate. References `net` and `system`, which must
+// outlive it.
+struct CostedStep {
+  const graphs::LoweredNetwork* net = nullptr;
+  const hw::SystemSpec* system = nullptr;
+  PredictOptions options;
+  Placement placement;
+  ScheduleInput input;                   // costs and resources per op
+  std::vector<std::string> assumptions;  // every default the costs relied on, sorted
 };
 
 struct Prediction {
   std::string workload;
   std::string system;
-  std::string device;        // instance name, "gpu0"
+  std::string device;        // instance name, "gpu0" (the host's when all ops run there)
   std::string device_model;  // "Tesla P100 SXM2 16GB"
+  std::string placement;     // placement_text() of the options
   std::int64_t batch = 0;
   graphs::Mode mode = graphs::Mode::kTrain;
   Precision precision = Precision::kFp32;
@@ -48,8 +67,19 @@ struct Prediction {
   std::vector<std::string> assumptions;
 };
 
-// Throws UserError for an unknown device name.
+// Throws UserError for an unknown device name or a placement the system cannot satisfy.
+CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
+                     const PredictOptions& options);
+
+// The prediction for `step` run with `costs` (step.input.costs or scaled ones) whose
+// simulated schedule is `schedule`.
+Prediction account(const CostedStep& step, std::vector<OpCost> costs, Schedule schedule);
+
+// cost_step + simulate + account. Throws as cost_step.
 Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
                    const PredictOptions& options);
+
+// Step time only (no accounting): what sweeps and analyses call in their loops.
+double step_time(const CostedStep& step, const std::vector<OpCost>& costs);
 
 }  // namespace amdahl::model

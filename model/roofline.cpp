@@ -8,22 +8,59 @@
 
 namespace amdahl::model {
 
-OpCost estimate(const graphs::Operator& op, const hw::DeviceSpec& device) {
-  OpCost c;
-  auto peak = device.peak_for(op.precision);
-  if (!peak) {
-    peak = device.peak_for(Precision::kFp32);
-    c.reason = fmt::format("{} has no {} rate; costed at its fp32 rate", device.model,
-                           precision_name(op.precision));
+bool is_matrix_class(graphs::OpClass c) {
+  return c == graphs::OpClass::kGemm || c == graphs::OpClass::kConv ||
+         c == graphs::OpClass::kRnn || c == graphs::OpClass::kAttention;
+}
+
+Roofline::Roofline(const hw::DeviceSpec& device) : device_(&device) {
+  for (int i = 0; i < graphs::kOpClassCount; ++i) {
+    const std::string name(graphs::op_class_name(static_cast<graphs::OpClass>(i)));
+    const auto it = device.efficiency.find(name);
+    defaulted_[i] = it == device.efficiency.end();
+    efficiency_[i] = defaulted_[i] ? device.efficiency_for("default") : it->second;
   }
-  c.peak_flops_per_s = peak->flops_per_s;
-  c.bandwidth_bytes_per_s = device.memory.bandwidth_bytes_per_s;
-  c.compute_efficiency = compute_efficiency(op, device);
-  c.memory_efficiency = memory_efficiency(op, device);
+  const auto fp32 = device.peak_for(Precision::kFp32);
+  const double fp32_rate = fp32 ? fp32->flops_per_s : 0;
+  for (int p = 0; p < kPrecisionCount; ++p) {
+    const auto precision = static_cast<Precision>(p);
+    const auto peak = device.peak_for(precision);
+    for (int matrix = 0; matrix < 2; ++matrix) {
+      Rate& r = rates_[matrix][p];
+      if (!peak) {
+        r.flops_per_s = fp32_rate;
+        r.note = fmt::format("{} has no {} rate; costed at its fp32 rate", device.model,
+                             precision_name(precision));
+      } else if (!matrix && precision != Precision::kFp32 &&
+                 (peak->unit == hw::ComputeUnit::kTensor ||
+                  peak->unit == hw::ComputeUnit::kMatrix) &&
+                 fp32 && fp32->unit != hw::ComputeUnit::kTensor &&
+                 fp32->unit != hw::ComputeUnit::kMatrix) {
+        r.flops_per_s = fp32_rate;
+        r.note = fmt::format(
+            "{}: its {} rate is a {} rate; non-matrix ops at {} costed at the fp32 {} rate",
+            device.model, precision_name(precision), hw::compute_unit_name(peak->unit),
+            precision_name(precision), hw::compute_unit_name(fp32->unit));
+      } else {
+        r.flops_per_s = peak->flops_per_s;
+      }
+    }
+  }
+}
+
+OpCost Roofline::estimate(const graphs::Operator& op) const {
+  OpCost c;
+  const int cls = static_cast<int>(op.op_class);
+  const hw::ClassEfficiency& e = efficiency_[cls];
+  c.peak_flops_per_s =
+      rates_[is_matrix_class(op.op_class) ? 1 : 0][static_cast<int>(op.precision)].flops_per_s;
+  c.bandwidth_bytes_per_s = device_->memory.bandwidth_bytes_per_s;
+  c.compute_efficiency = compute_efficiency(op, e, device_->kind, device_->parallel_units);
+  const double bytes = op.bytes();
+  c.memory_efficiency = memory_efficiency(bytes, e);
   c.compute_s = op.flops > 0 ? op.flops / (c.peak_flops_per_s * c.compute_efficiency) : 0;
-  c.memory_s = op.bytes() > 0 ? op.bytes() / (c.bandwidth_bytes_per_s * c.memory_efficiency) : 0;
-  const std::string key(graphs::op_class_name(op.op_class));
-  c.latency_s = device.launch_latency_s + device.efficiency_for(key).latency_s;
+  c.memory_s = bytes > 0 ? bytes / (c.bandwidth_bytes_per_s * c.memory_efficiency) : 0;
+  c.latency_s = device_->launch_latency_s + e.latency_s;
   const double work = std::max(c.compute_s, c.memory_s);
   c.time_s = work + c.latency_s;
   if (c.latency_s > work)
@@ -33,11 +70,22 @@ OpCost estimate(const graphs::Operator& op, const hw::DeviceSpec& device) {
   return c;
 }
 
+OpCost estimate(const graphs::Operator& op, const hw::DeviceSpec& device) {
+  const Roofline roofline(device);
+  OpCost c = roofline.estimate(op);
+  c.reason = roofline.rate_note(op.op_class, op.precision);
+  return c;
+}
+
+double link_bandwidth(const hw::LinkSpec& link, Direction direction, bool pinned) {
+  const bool h2d = direction == Direction::kHostToDevice;
+  return pinned ? (h2d ? link.h2d_pinned : link.d2h_pinned)
+                : (h2d ? link.h2d_pageable : link.d2h_pageable);
+}
+
 OpCost estimate_transfer(double bytes, const hw::LinkSpec& link, Direction direction, bool pinned) {
   OpCost c;
-  const bool h2d = direction == Direction::kHostToDevice;
-  c.bandwidth_bytes_per_s = pinned ? (h2d ? link.h2d_pinned : link.d2h_pinned)
-                                   : (h2d ? link.h2d_pageable : link.d2h_pageable);
+  c.bandwidth_bytes_per_s = link_bandwidth(link, direction, pinned);
   c.memory_efficiency = c.bandwidth_bytes_per_s / link.bandwidth_bytes_per_s;
   c.transfer_s = bytes / c.bandwidth_bytes_per_s;
   c.latency_s = link.latency_s;

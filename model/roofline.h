@@ -2,10 +2,18 @@
 // Per-op cost: time = max(FLOPs / (peak x compute efficiency),
 //                         bytes / (bandwidth x memory efficiency)) + launch latency
 //                    + the class's fixed latency.
-// The peak is the device's rate at the op's math precision (tf32 falls back to fp32 where
-// the device has no TF32 unit; a missing 16-bit rate falls back to fp32 with a note).
+// The peak is the rate of the unit the op uses at its math precision:
+//  - tf32 falls back to fp32 where the device has no TF32 unit (DeviceSpec::peak_for);
+//  - a precision the device has no rate for is costed at its fp32 rate, with a note;
+//  - a rate delivered by tensor cores or matrix engines serves only matrix classes (gemm,
+//    conv, rnn, attention); other classes at that precision run on the FMA/SIMD pipes and
+//    are costed at the fp32 rate, with a note (pointwise 16-bit math does not use the
+//    tensor cores; NVIDIA Hopper/Ampere architecture whitepapers).
 // Transfers cost latency + bytes / achieved link bandwidth (pinned or pageable, by
 // direction).
+
+#include <array>
+#include <string>
 
 #include "graphs/op_graph.h"
 #include "hw/system.h"
@@ -13,9 +21,52 @@
 
 namespace amdahl::model {
 
+inline constexpr int kPrecisionCount = static_cast<int>(Precision::kInt8) + 1;
+
+// Whether ops of this class can use tensor cores / matrix engines.
+bool is_matrix_class(graphs::OpClass c);
+
+// A device prepared for costing many ops: efficiency parameters resolved per op class and
+// the peak rate per (class group, precision), so estimate() does no lookups by name.
+class Roofline {
+ public:
+  explicit Roofline(const hw::DeviceSpec& device);
+
+  // The op's cost on this device. OpCost::reason is left empty; rate_note() says when a
+  // rate other than the op's own was used.
+  OpCost estimate(const graphs::Operator& op) const;
+
+  const hw::DeviceSpec& device() const { return *device_; }
+  const hw::ClassEfficiency& efficiency(graphs::OpClass c) const {
+    return efficiency_[static_cast<int>(c)];
+  }
+  // True when the device file has no entry for the class and "default" applies.
+  bool uses_default_efficiency(graphs::OpClass c) const { return defaulted_[static_cast<int>(c)]; }
+  // Why ops of class `c` at precision `p` were costed at another rate; empty if they were not.
+  const std::string& rate_note(graphs::OpClass c, Precision p) const {
+    return rates_[is_matrix_class(c) ? 1 : 0][static_cast<int>(p)].note;
+  }
+  double peak(graphs::OpClass c, Precision p) const {
+    return rates_[is_matrix_class(c) ? 1 : 0][static_cast<int>(p)].flops_per_s;
+  }
+
+ private:
+  struct Rate {
+    double flops_per_s = 0;
+    std::string note;
+  };
+  const hw::DeviceSpec* device_;
+  std::array<hw::ClassEfficiency, graphs::kOpClassCount> efficiency_{};
+  std::array<bool, graphs::kOpClassCount> defaulted_{};
+  std::array<std::array<Rate, kPrecisionCount>, 2> rates_;  // [matrix class][precision]
+};
+
+// One-off costing (builds a Roofline); the note, if any, is in OpCost::reason.
 OpCost estimate(const graphs::Operator& op, const hw::DeviceSpec& device);
 
 enum class Direction { kHostToDevice, kDeviceToHost };
+// Achieved bandwidth of the link in that direction (pinned or pageable host memory).
+double link_bandwidth(const hw::LinkSpec& link, Direction direction, bool pinned);
 OpCost estimate_transfer(double bytes, const hw::LinkSpec& link, Direction direction, bool pinned);
 
 }  // namespace amdahl::model

@@ -7,34 +7,61 @@
 namespace amdahl::model {
 namespace {
 
-// Why an op started when it did.
-enum class Cause { kIssue, kResource, kDependency };
+// Why a task (an op or an inserted copy) started when it did.
+enum class Cause : std::uint8_t { kIssue, kResource, kDependency };
+
+// Task ids: ops are 0..n-1, inserted copies n, n+1, ...
+using TaskId = std::size_t;
+constexpr TaskId kNoTask = graphs::kNoOp;
 
 struct Anchor {
-  double time = 0;                         // host resumed dispatching at this time
-  graphs::OpId waited_on = graphs::kNoOp;  // after waiting for this op (kNoOp: step start)
+  double time = 0;             // host resumed dispatching at this time
+  TaskId waited_on = kNoTask;  // after waiting for this task (kNoTask: step start)
 };
+
+struct Trace {
+  double start = 0;
+  double end = 0;
+  Cause cause = Cause::kIssue;
+  TaskId binding = kNoTask;  // the task it waited for (kResource, kDependency)
+  Anchor anchor;             // the host's last anchor when it was issued
+};
+
+bool crosses(Resource from, Resource to) {
+  return (from == Resource::kHost && to == Resource::kCompute) ||
+         (from == Resource::kCompute && to == Resource::kHost);
+}
 
 }  // namespace
 
-Schedule simulate(const ScheduleInput& in) {
-  const graphs::OpGraph& g = *in.graph;
-  const std::size_t n = g.size();
-  if (in.costs.size() != n || in.resources.size() != n)
+Schedule simulate(const ScheduleInput& in) { return simulate(in, in.costs); }
+
+Schedule simulate(const ScheduleInput& in, const std::vector<OpCost>& costs) {
+  const graphs::OpGraph& og = *in.graph;
+  const graphs::Graph& g = og.graph();
+  const std::size_t n = og.size();
+  if (costs.size() != n || in.resources.size() != n)
     throw InternalError("simulate: costs and resources must cover every op");
   Schedule s;
   s.ops.resize(n);
-  std::vector<Cause> cause(n, Cause::kIssue);
-  std::vector<graphs::OpId> binding(n, graphs::kNoOp);
-  std::vector<Anchor> anchor(n);
+  std::vector<Trace> trace(n);
+  std::vector<Trace> copy_trace;
+  auto task = [&](TaskId t) -> Trace& { return t < n ? trace[t] : copy_trace[t - n]; };
+  auto end_of = [&](TaskId t) { return t == kNoTask ? 0.0 : task(t).end; };
 
   double host = in.graph_capture ? in.dispatch_s : 0;
   s.host_busy_s = host;
   Anchor current;
-  graphs::OpId compute_last = graphs::kNoOp;
-  std::vector<graphs::OpId> copy_last(static_cast<std::size_t>(std::max(in.copy_engines, 1)),
-                                      graphs::kNoOp);
-  graphs::OpId host_last = graphs::kNoOp;
+  TaskId compute_last = kNoTask;
+  TaskId host_last = kNoTask;
+  std::vector<TaskId> copy_last(static_cast<std::size_t>(std::max(in.copy_engines, 1)), kNoTask);
+  auto free_engine = [&] {
+    std::size_t best = 0;
+    for (std::size_t e = 1; e < copy_last.size(); ++e)
+      if (end_of(copy_last[e]) < end_of(copy_last[best])) best = e;
+    return best;
+  };
+  const bool link = in.h2d_bytes_per_s > 0 && in.d2h_bytes_per_s > 0;
 
   for (graphs::OpId id = 0; id < n; ++id) {
     ScheduledOp& op = s.ops[id];
@@ -44,37 +71,57 @@ Schedule simulate(const ScheduleInput& in) {
       s.host_busy_s += in.dispatch_s;
     }
     op.issue_s = host;
-    anchor[id] = current;
-    double start = host;
-    Cause why = Cause::kIssue;
-    graphs::OpId by = graphs::kNoOp;
-    auto consider = [&](graphs::OpId other, Cause c) {
-      if (other != graphs::kNoOp && s.ops[other].end_s > start) {
-        start = s.ops[other].end_s;
-        why = c;
-        by = other;
+    Trace t;
+    t.anchor = current;
+    t.start = host;
+    auto consider = [&](Trace& tr, TaskId other, Cause c) {
+      if (other != kNoTask && end_of(other) > tr.start) {
+        tr.start = end_of(other);
+        tr.cause = c;
+        tr.binding = other;
       }
     };
     if (r == Resource::kCompute) {
-      consider(compute_last, Cause::kResource);
+      consider(t, compute_last, Cause::kResource);
     } else if (r == Resource::kCopy) {
-      // The copy engine that frees first.
-      std::size_t best = 0;
-      for (std::size_t e = 1; e < copy_last.size(); ++e) {
-        const double free_e = copy_last[e] == graphs::kNoOp ? 0 : s.ops[copy_last[e]].end_s;
-        const double free_b = copy_last[best] == graphs::kNoOp ? 0 : s.ops[copy_last[best]].end_s;
-        if (free_e < free_b) best = e;
-      }
-      op.lane = static_cast<int>(best);
-      consider(copy_last[best], Cause::kResource);
+      const std::size_t e = free_engine();
+      op.lane = static_cast<int>(e);
+      consider(t, copy_last[e], Cause::kResource);
     } else {
-      consider(host_last, Cause::kResource);
+      consider(t, host_last, Cause::kResource);
     }
-    for (graphs::OpId p : g.predecessors(id)) consider(p, Cause::kDependency);
-    op.start_s = start;
-    op.end_s = start + in.costs[id].time_s;
-    cause[id] = why;
-    binding[id] = by;
+    for (auto [it, end] = boost::in_edges(id, g); it != end; ++it) {
+      const graphs::OpId p = boost::source(*it, g);
+      if (!link || !crosses(in.resources[p], r)) {
+        consider(t, p, Cause::kDependency);
+        continue;
+      }
+      ScheduledCopy c;
+      c.from = p;
+      c.to = id;
+      c.bytes = g[*it].bytes;
+      c.to_device = in.resources[p] == Resource::kHost;
+      const std::size_t e = free_engine();
+      c.lane = static_cast<int>(e);
+      Trace ct;
+      ct.anchor = current;
+      ct.start = host;
+      consider(ct, copy_last[e], Cause::kResource);
+      consider(ct, p, Cause::kDependency);
+      ct.end = ct.start + in.link_latency_s +
+               c.bytes / (c.to_device ? in.h2d_bytes_per_s : in.d2h_bytes_per_s);
+      c.start_s = ct.start;
+      c.end_s = ct.end;
+      const TaskId copy_id = n + copy_trace.size();
+      copy_trace.push_back(ct);
+      s.copies.push_back(c);
+      copy_last[e] = copy_id;
+      consider(t, copy_id, Cause::kDependency);
+    }
+    t.end = t.start + costs[id].time_s;
+    op.start_s = t.start;
+    op.end_s = t.end;
+    trace[id] = t;
     if (r == Resource::kCompute)
       compute_last = id;
     else if (r == Resource::kCopy)
@@ -82,17 +129,20 @@ Schedule simulate(const ScheduleInput& in) {
     else
       host_last = id;
     if (r == Resource::kHost) {
-      // The host thread runs the op itself: it is blocked until the op ends.
-      s.host_busy_s += in.costs[id].time_s;
-      if (op.start_s > host) current = Anchor{op.start_s, by};
+      // The host thread runs the op itself: dispatching resumes when it ends.
+      s.host_busy_s += costs[id].time_s;
       host = op.end_s;
+      current = Anchor{op.end_s, id};
     }
     if (id == in.sync_after) {
-      host = std::max(host, op.end_s) + in.sync_latency_s;
-      current = Anchor{host, id};
+      if (op.end_s >= host) {
+        current = Anchor{op.end_s, id};
+        host = op.end_s;
+      }
+      host += in.sync_latency_s;
     }
   }
-  graphs::OpId last = graphs::kNoOp;
+  TaskId last = kNoTask;
   double device_end = 0;
   for (graphs::OpId id = 0; id < n; ++id)
     if (s.ops[id].end_s >= device_end) {
@@ -104,31 +154,34 @@ Schedule simulate(const ScheduleInput& in) {
 
   // Walk the critical path back from the end.
   std::vector<PathInterval> path;
-  double t = s.makespan_s;
-  const double tail_start = last == graphs::kNoOp ? host : std::max(device_end, host);
-  if (t > tail_start) path.push_back({tail_start, t, graphs::kNoOp, Bound::kDispatch});
-  t = tail_start;
-  if (last != graphs::kNoOp && host > device_end) {
-    // The host finished after the device: the tail is dispatch (host-bound step).
+  const double tail_start = last == kNoTask ? host : std::max(device_end, host);
+  if (s.makespan_s > tail_start)
+    path.push_back({tail_start, s.makespan_s, graphs::kNoOp, Bound::kDispatch});
+  if (last != kNoTask && host > device_end)
+    // The host finished after the device: the tail is host time (a host-bound step).
     path.push_back({device_end, host, graphs::kNoOp, Bound::kDispatch});
-    t = device_end;
-  }
-  graphs::OpId cur = last;
-  while (cur != graphs::kNoOp) {
-    const ScheduledOp& op = s.ops[cur];
-    const Bound bound =
-        in.resources[cur] == Resource::kHost && in.costs[cur].bound == Bound::kLatency
-            ? Bound::kDispatch
-            : in.costs[cur].bound;
-    path.push_back({op.start_s, op.end_s, cur, bound});
-    if (cause[cur] != Cause::kIssue) {
-      cur = binding[cur];
+  TaskId cur = last;
+  while (cur != kNoTask) {
+    const Trace& t = task(cur);
+    if (cur < n) {
+      const Bound bound =
+          in.resources[cur] == Resource::kHost && costs[cur].bound == Bound::kLatency
+              ? Bound::kDispatch
+              : costs[cur].bound;
+      path.push_back({t.start, t.end, cur, bound});
+    } else {
+      const auto k = static_cast<int>(cur - n);
+      path.push_back(
+          {t.start, t.end, s.copies[static_cast<std::size_t>(k)].to, Bound::kTransfer, k});
+    }
+    if (t.cause != Cause::kIssue) {
+      cur = t.binding;
       continue;
     }
     // The host issued it late: host time from its last anchor up to the issue.
-    const Anchor& a = anchor[cur];
-    if (op.start_s > a.time) path.push_back({a.time, op.start_s, graphs::kNoOp, Bound::kDispatch});
-    cur = a.waited_on;
+    if (t.start > t.anchor.time)
+      path.push_back({t.anchor.time, t.start, graphs::kNoOp, Bound::kDispatch});
+    cur = t.anchor.waited_on;
   }
   std::reverse(path.begin(), path.end());
   s.critical_path = std::move(path);

@@ -5,7 +5,16 @@
 // free and its inputs are done. Streams run in order. The host waits for the device at the
 // runtime's sync points. The step time is the makespan; the critical path is walked back
 // from the end and each interval attributed to what bound it.
+//
+// Tensors crossing between the host and the device (an edge from a kHost op to a device op
+// or the reverse; a kCopy op's output is on both sides) are copied over the link: the host
+// issues the copy with the consuming op (no extra dispatch), it runs on the copy engine that
+// frees first once its producer is done, costs link_latency_s + bytes / bandwidth, and the
+// consumer waits for it.
+//
+// Cost: O(ops + edges) time, no allocation per op beyond the output vectors.
 
+#include <cstdint>
 #include <vector>
 
 #include "graphs/op_graph.h"
@@ -14,7 +23,7 @@
 
 namespace amdahl::model {
 
-enum class Resource { kHost, kCompute, kCopy };
+enum class Resource : std::uint8_t { kHost, kCompute, kCopy };
 
 struct ScheduleInput {
   const graphs::OpGraph* graph = nullptr;
@@ -26,6 +35,10 @@ struct ScheduleInput {
   int copy_engines = 1;
   graphs::OpId sync_after = graphs::kNoOp;  // host waits for this op (loss read-back)
   bool sync_at_end = true;
+  // Copies of tensors crossing host <-> device (0 bandwidth: such edges cost nothing).
+  double link_latency_s = 0;
+  double h2d_bytes_per_s = 0;
+  double d2h_bytes_per_s = 0;
 };
 
 struct ScheduledOp {
@@ -35,21 +48,38 @@ struct ScheduledOp {
   int lane = 0;  // copy engine index for kCopy
 };
 
-// One interval of the critical path. op == kNoOp: host time (dispatch or sync).
+// A copy inserted for a tensor crossing host <-> device.
+struct ScheduledCopy {
+  graphs::OpId from = graphs::kNoOp;  // producer
+  graphs::OpId to = graphs::kNoOp;    // consumer
+  double bytes = 0;
+  bool to_device = true;
+  double start_s = 0;
+  double end_s = 0;
+  int lane = 0;  // copy engine
+};
+
+// One interval of the critical path. op == kNoOp: host time (dispatch or sync). copy >= 0:
+// the inserted copy Schedule::copies[copy] (op is then its consumer, bound kTransfer).
 struct PathInterval {
   double start_s = 0;
   double end_s = 0;
   graphs::OpId op = graphs::kNoOp;
   Bound bound = Bound::kDispatch;
+  int copy = -1;
 };
 
 struct Schedule {
   std::vector<ScheduledOp> ops;
+  std::vector<ScheduledCopy> copies;
   double makespan_s = 0;
   double host_busy_s = 0;                   // dispatch + host-run ops
   std::vector<PathInterval> critical_path;  // in time order, covering [0, makespan]
 };
 
+// Throws InternalError when costs or resources do not cover every op.
 Schedule simulate(const ScheduleInput& input);
+// The same with other per-op costs in place of input.costs (what-if analyses).
+Schedule simulate(const ScheduleInput& input, const std::vector<OpCost>& costs);
 
 }  // namespace amdahl::model

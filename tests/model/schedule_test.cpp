@@ -91,3 +91,79 @@ TEST_CASE("a copy overlaps independent compute", "[model][schedule]") {
   CHECK(s.makespan_s == Approx(2e-6 + 2e-3));
   CHECK(s.ops[comp].start_s < s.ops[copy].end_s);  // overlapped
 }
+
+TEST_CASE("a tensor crossing host -> device is copied on a copy engine", "[model][schedule]") {
+  // H (host op, 1 ms) -> D (compute, 1 ms), 10 MB over a 10 GB/s link with 5 us latency.
+  graphs::OpGraph g;
+  const auto h = g.add(graphs::Operator{});
+  const auto d = g.add(graphs::Operator{});
+  g.depend(h, d, 10e6);
+  ScheduleInput in;
+  in.graph = &g;
+  in.costs = {OpCost{.time_s = 1e-3, .bound = Bound::kCompute},
+              OpCost{.time_s = 1e-3, .bound = Bound::kCompute}};
+  in.resources = {Resource::kHost, Resource::kCompute};
+  in.link_latency_s = 5e-6;
+  in.h2d_bytes_per_s = 10e9;
+  in.d2h_bytes_per_s = 10e9;
+  const Schedule s = simulate(in);
+  REQUIRE(s.copies.size() == 1);
+  CHECK(s.copies[0].to_device);
+  CHECK(s.copies[0].start_s == Approx(1e-3));
+  CHECK(s.copies[0].end_s == Approx(1e-3 + 5e-6 + 1e-3));
+  CHECK(s.makespan_s == Approx(3e-3 + 5e-6));
+  CHECK(sum_bound(s, Bound::kTransfer) == Approx(1e-3 + 5e-6));
+  double covered = 0;
+  for (const auto& iv : s.critical_path) covered += iv.end_s - iv.start_s;
+  CHECK(covered == Approx(s.makespan_s));
+}
+
+TEST_CASE("host ops block dispatch; the host waits for device results", "[model][schedule]") {
+  // D (compute, 1 ms) -> H (host, 0.5 ms) -> D2 (compute, 1 ms); no link: no copy cost.
+  graphs::OpGraph g;
+  const auto d = g.add(graphs::Operator{});
+  const auto h = g.add(graphs::Operator{});
+  const auto d2 = g.add(graphs::Operator{});
+  g.depend(d, h, 1);
+  g.depend(h, d2, 1);
+  ScheduleInput in;
+  in.graph = &g;
+  in.costs = {OpCost{.time_s = 1e-3, .bound = Bound::kCompute},
+              OpCost{.time_s = 0.5e-3, .bound = Bound::kCompute},
+              OpCost{.time_s = 1e-3, .bound = Bound::kCompute}};
+  in.resources = {Resource::kCompute, Resource::kHost, Resource::kCompute};
+  in.dispatch_s = 10e-6;
+  const Schedule s = simulate(in);
+  // D runs 10-1010 us; H is issued at 20 us, waits for D, runs 1010-1510 us;
+  // D2 is dispatched after H returns: issued 1520 us, ends 2520 us.
+  CHECK(s.ops[h].start_s == Approx(1010e-6));
+  CHECK(s.ops[d2].issue_s == Approx(1520e-6));
+  CHECK(s.makespan_s == Approx(2520e-6));
+  double covered = 0;
+  for (const auto& iv : s.critical_path) covered += iv.end_s - iv.start_s;
+  CHECK(covered == Approx(s.makespan_s));
+}
+
+TEST_CASE("host-bound versus device-bound on chains of tiny and large ops", "[model][schedule]") {
+  // 100 ops in a chain, 10 us dispatch each. Tiny ops (1 us): the host binds, step =
+  // 100 x 10 us + 1 us. Large ops (1 ms): the device binds, step = 10 us + 100 x 1 ms.
+  auto run = [](double op_s) {
+    graphs::OpGraph g;
+    ScheduleInput in;
+    for (int i = 0; i < 100; ++i) {
+      const auto id = g.add(graphs::Operator{});
+      if (i > 0) g.depend(id - 1, id, 1);
+      in.costs.push_back(OpCost{.time_s = op_s, .bound = Bound::kCompute});
+      in.resources.push_back(Resource::kCompute);
+    }
+    in.graph = &g;
+    in.dispatch_s = 10e-6;
+    return simulate(in);
+  };
+  const Schedule tiny = run(1e-6);
+  CHECK(tiny.makespan_s == Approx(100 * 10e-6 + 1e-6));
+  CHECK(sum_bound(tiny, Bound::kDispatch) == Approx(100 * 10e-6));
+  const Schedule large = run(1e-3);
+  CHECK(large.makespan_s == Approx(10e-6 + 100 * 1e-3));
+  CHECK(sum_bound(large, Bound::kCompute) == Approx(100 * 1e-3));
+}

@@ -1,0 +1,154 @@
+// amdahl sweep: scaling curves. The step is predicted over a grid of symbolic sizes
+// (--vary batch=1,2,4,... [--vary image=...]), points spread over all cores; each row has
+// the step time, throughput, per-class and per-bound critical-path shares, and the step time
+// with every op on the host CPU with the accelerator's speedup over it.
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "cli/commands.h"
+#include "cli/report.h"
+#include "cli/table.h"
+#include "cli/workload.h"
+#include "graphs/zoo.h"
+#include "hw/system_loader.h"
+#include "model/sweep.h"
+#include "util/error.h"
+
+#ifdef AMDAHL_WITH_ONNX_IMPORT
+#include "graphs/onnx/onnx_import.h"
+#endif
+
+namespace amdahl::cli {
+namespace {
+
+struct SweepArgs {
+  std::vector<std::string> vary;
+  bool no_cpu = false;
+  unsigned threads = 0;
+};
+
+// Lowers the network at each point; the network file is parsed once and bound per point.
+model::LowerAt lower_at(const WorkloadOptions& o, const hw::SystemSpec& system) {
+  const graphs::LoweringOptions lo = lowering_options(o, system);
+  if (!o.onnx.empty())
+    return [o, lo](const graphs::Bindings& sizes) {
+      return graphs::lower(load_bound_network(o, sizes), lo);
+    };
+  auto network = std::make_shared<const graphs::Network>(
+      !o.graph_file.empty() ? graphs::load_network(o.graph_file)
+      : !o.model.empty()
+          ? graphs::load_zoo_network(o.model)
+          : throw UserError("give the network with --model NAME, --onnx FILE or --graph FILE"));
+  return [network, lo](const graphs::Bindings& sizes) {
+    return graphs::lower(graphs::bind_sizes(*network, sizes), lo);
+  };
+}
+
+std::string num(double v) { return fmt::format("{:.6g}", v); }
+
+}  // namespace
+
+void register_sweep(CLI::App& app) {
+  auto o = std::make_shared<WorkloadOptions>();
+  auto args = std::make_shared<SweepArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep",
+      "scaling curves: step time, throughput, per-class shares and the speedup over the host "
+      "CPU as sizes vary");
+  add_workload_options(cmd, *o, true, {"csv", "table", "json"});
+  cmd->get_option("--format")->default_str("csv");
+  o->format = "csv";
+  cmd->add_option("--vary", args->vary,
+                  "NAME=V1,V2,... | NAME=A..B[:STEP|:xFACTOR] (repeatable; a grid over all)")
+      ->required();
+  cmd->add_flag("--no-cpu", args->no_cpu, "skip the all-on-host-CPU comparison");
+  cmd->add_option("--threads", args->threads, "worker threads (0: all cores)")
+      ->capture_default_str();
+  cmd->callback([o, args] {
+    const hw::SystemSpec system = hw::load_system(o->system);
+    const Workload first = load_workload(*o);  // validates every input once
+    std::vector<model::SweepAxis> axes;
+    for (const auto& v : args->vary) axes.push_back(model::parse_vary(v));
+    const auto grid = model::sweep_grid(axes, size_overrides(*o));
+    model::SweepOptions so;
+    so.predict = first.predict;
+    so.compare_host = !args->no_cpu;
+    so.threads = args->threads;
+    const auto rows = model::sweep(lower_at(*o, system), system, grid, so);
+
+    std::set<std::string> classes, bounds;
+    for (const auto& r : rows) {
+      for (const auto& [k, v] : r.share_by_class) classes.insert(k);
+      for (const auto& [k, v] : r.share_by_bound) bounds.insert(k);
+    }
+    const std::string dev = so.predict.device.empty() ? system.default_device : so.predict.device;
+    const hw::DeviceSpec* host = system.host_of(dev);
+    const bool cpu = so.compare_host && host && system.device(dev).kind != hw::DeviceKind::kCpu;
+
+    if (parse_format(o->format) == Format::kJson) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& r : rows) {
+        nlohmann::json row = {{"sizes", r.sizes},
+                              {"batch", r.batch},
+                              {"step_time_s", r.step_s},
+                              {"samples_per_s", r.samples_per_s},
+                              {"share_by_class", r.share_by_class},
+                              {"share_by_bound", r.share_by_bound}};
+        if (cpu) {
+          row["cpu_step_time_s"] = r.host_step_s;
+          row["cpu_vs_accelerator_speedup"] = r.host_speedup;
+        }
+        j.push_back(row);
+      }
+      std::cout << nlohmann::json{{"workload", first.lowered.name},
+                                  {"system", system.name},
+                                  {"device", dev},
+                                  {"host", cpu ? host->name : ""},
+                                  {"points", j}}
+                       .dump(2)
+                << '\n';
+      return;
+    }
+    std::vector<std::string> head;
+    for (const auto& a : axes) head.push_back(a.name);
+    const bool batch_varied =
+        std::any_of(axes.begin(), axes.end(), [](const auto& a) { return a.name == "batch"; });
+    if (!batch_varied) head.push_back("batch");
+    for (const char* c : {"step_time_s", "samples_per_s"}) head.push_back(c);
+    if (cpu)
+      for (const char* c : {"cpu_step_time_s", "cpu_vs_accelerator_speedup"}) head.push_back(c);
+    for (const auto& c : classes) head.push_back("share_" + c);
+    for (const auto& b : bounds) head.push_back("bound_" + b);
+    Table t(head);
+    for (const auto& r : rows) {
+      std::vector<std::string> row;
+      for (const auto& a : axes) row.push_back(std::to_string(r.sizes.at(a.name)));
+      if (!batch_varied) row.push_back(std::to_string(r.batch));
+      row.push_back(num(r.step_s));
+      row.push_back(num(r.samples_per_s));
+      if (cpu) {
+        row.push_back(num(r.host_step_s));
+        row.push_back(num(r.host_speedup));
+      }
+      for (const auto& c : classes) {
+        const auto it = r.share_by_class.find(c);
+        row.push_back(fmt::format("{:.4f}", it == r.share_by_class.end() ? 0.0 : it->second));
+      }
+      for (const auto& b : bounds) {
+        const auto it = r.share_by_bound.find(b);
+        row.push_back(fmt::format("{:.4f}", it == r.share_by_bound.end() ? 0.0 : it->second));
+      }
+      t.add(std::move(row));
+    }
+    if (parse_format(o->format) == Format::kCsv)
+      t.print_csv(std::cout);
+    else
+      t.print(std::cout);
+  });
+}
+
+}  // namespace amdahl::cli

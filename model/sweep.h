@@ -1,0 +1,62 @@
+#pragma once
+// Sweeps: the step predicted over a grid of symbolic sizes (batch, seq_len, image, ...),
+// each point re-bound, re-lowered, costed and simulated, the points spread over all cores.
+// At each point the same step is also predicted with every op on the host CPU, giving the
+// accelerator's speedup over the CPU as a function of problem size (the reference study's
+// "effectiveness of the GPU as a function of problem size").
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graphs/expr.h"
+#include "model/prediction.h"
+
+namespace amdahl::model {
+
+// One --vary: a size name and its values.
+struct SweepAxis {
+  std::string name;
+  std::vector<std::int64_t> values;
+};
+
+// "batch=1,2,4", "batch=1..1000" (inclusive, step 1), "batch=1..1024:x2" (geometric, factor
+// 2) or "batch=16..512:16" (step 16); items combine ("batch=1,2,8..64:8"). Throws UserError
+// for a malformed item or a value that is not a positive integer.
+SweepAxis parse_vary(const std::string& text);
+
+// The cartesian product of the axes (the last axis varies fastest), each point on top of
+// `base`. Throws UserError when an axis repeats.
+std::vector<graphs::Bindings> sweep_grid(const std::vector<SweepAxis>& axes,
+                                         const graphs::Bindings& base);
+
+struct SweepRow {
+  graphs::Bindings sizes;  // the point's bindings (base + axes)
+  std::int64_t batch = 0;
+  double step_s = 0;
+  double samples_per_s = 0;
+  std::map<std::string, double> share_by_class;  // critical-path share; sums to 1
+  std::map<std::string, double> share_by_bound;
+  double host_step_s = 0;   // every op on the host CPU; 0 when not compared
+  double host_speedup = 0;  // host_step_s / step_s: the accelerator's speedup over the CPU
+};
+
+struct SweepOptions {
+  PredictOptions predict;    // device, mode, precision, placement
+  bool compare_host = true;  // also predict with every op on the host CPU
+  unsigned threads = 0;      // 0: std::thread::hardware_concurrency()
+};
+
+// Lowers the network at one point. Called concurrently from several threads: it must not
+// share mutable state.
+using LowerAt = std::function<graphs::LoweredNetwork(const graphs::Bindings&)>;
+
+// Rows in grid order. The batch of a row is its "batch" binding, else options.predict.batch.
+// The first exception thrown at any point is rethrown.
+std::vector<SweepRow> sweep(const LowerAt& lower_at, const hw::SystemSpec& system,
+                            const std::vector<graphs::Bindings>& grid, const SweepOptions& options);
+
+}  // namespace amdahl::model

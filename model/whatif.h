@@ -1,0 +1,70 @@
+#pragma once
+// What-if analysis: re-simulate a costed step with some op classes made faster, or with
+// another accelerator, and compare with the baseline.
+//
+// A class sped up by k has the device time of each of its ops (time_s: roofline work and
+// launch latency) divided by k; host dispatch is unchanged, since the runtime still issues
+// every op. Speeding up `transfer` also divides the inserted host<->device copies. k = inf
+// is zero cost. Because the schedule overlaps host, copies and compute, the answer comes
+// from re-simulating, not from Amdahl's formula; both are reported:
+//   speedup         = baseline / new
+//   bound           = the step time with the named classes at zero cost (the Amdahl bound:
+//                     no k can do better), and baseline / bound
+//   amdahl_formula  = 1 / ((1 - sum f_c) + sum f_c / k_c), f_c the class's critical-path
+//                     share of the baseline (Amdahl 1967), for comparison
+// With every factor 1, new equals baseline exactly (the same costs are simulated).
+
+#include <array>
+#include <string>
+
+#include "model/prediction.h"
+
+namespace amdahl::model {
+
+struct ClassSpeedups {
+  std::array<double, graphs::kOpClassCount> factor;  // 1: unchanged; inf: zero cost
+  ClassSpeedups() { factor.fill(1.0); }
+  bool any() const;
+};
+
+// "conv=10,gemm=4" ("inf" for zero cost). Throws UserError for an unknown class (listing
+// the classes), a malformed item, or a factor that is not a positive number.
+ClassSpeedups parse_speedups(const std::string& text);
+std::string speedups_text(const ClassSpeedups& s);
+
+// The step's per-op costs with the speedups applied.
+std::vector<OpCost> scaled_costs(const CostedStep& step, const ClassSpeedups& s);
+// The step with the speedups applied to its costs and (for `transfer`) to its link.
+CostedStep with_speedups(const CostedStep& step, const ClassSpeedups& s);
+
+struct WhatIf {
+  double baseline_s = 0;
+  double new_s = 0;
+  double speedup = 1;  // baseline / new
+  double bound_s = 0;  // the sped-up classes at zero cost
+  double bound_speedup = 1;
+  double sped_up_share = 0;           // critical-path share of the sped-up classes
+  double amdahl_formula_speedup = 1;  // from the shares, ignoring overlap
+};
+
+WhatIf whatif(const CostedStep& step, const ClassSpeedups& speedups);
+
+// `system` with device `instance` replaced by `replacement` (keeping the instance name).
+// Throws UserError for an unknown instance.
+hw::SystemSpec replace_device(const hw::SystemSpec& system, const std::string& instance,
+                              hw::DeviceSpec replacement);
+
+struct DeviceWhatIf {
+  Prediction baseline;
+  Prediction changed;
+  double speedup = 1;  // baseline / changed
+  double bound_s = 0;  // every accelerator op at zero cost: host, copies and dispatch remain
+  double bound_speedup = 1;
+};
+
+// The step on the system's accelerator and on `replacement` in its place. Throws as
+// predict().
+DeviceWhatIf whatif_device(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
+                           const PredictOptions& options, const hw::DeviceSpec& replacement);
+
+}  // namespace amdahl::model

@@ -1,0 +1,98 @@
+// Each efficiency model against hand-computed values at chosen shapes.
+
+#include "model/efficiency.h"
+
+#include <catch2/catch.hpp>
+
+#include "model/roofline.h"
+#include "test_device.h"
+
+using namespace amdahl;
+using namespace amdahl::model;
+
+namespace {
+constexpr double kTight = 1e-12;  // pure arithmetic: only rounding separates the two sides
+}
+
+TEST_CASE("conv as implicit GEMM: tile, wave and depth terms", "[model][efficiency]") {
+  // A 3x3 conv, 64 -> 128 channels, 14x14 output, batch 8, as implicit GEMM:
+  // m = N*P*Q = 8*14*14 = 1568, n = K = 128, k = C*R*S = 64*9 = 576.
+  hw::ClassEfficiency e{0.8, 0.8};
+  e.tile_m = 128;
+  e.tile_n = 64;
+  e.k_half = 64;
+  const auto g = gemm_efficiency({1568, 128, 576, 1}, e, 56);
+  // ceil(1568/128) = 13 row tiles, 2 column tiles: 26 tiles on 56 units -> 1 wave, 26/56 busy.
+  CHECK(g.tile == Approx(1568.0 * 128 / (13 * 128 * 2 * 64)).epsilon(kTight));
+  CHECK(g.wave == Approx(26.0 / 56.0).epsilon(kTight));
+  CHECK(g.depth == Approx(576.0 / (576 + 64)).epsilon(kTight));
+  CHECK(g.total == Approx(0.8 * g.tile * g.wave * g.depth).epsilon(kTight));
+}
+
+TEST_CASE("batched GEMM counts tiles across the batch", "[model][efficiency]") {
+  hw::ClassEfficiency e{1.0, 1.0};
+  e.tile_m = 64;
+  e.tile_n = 64;
+  // 4 x (64 x 64): 4 tiles on 10 units -> 0.4 of a wave; 40 x (64 x 64) = 4 full waves.
+  CHECK(gemm_efficiency({64, 64, 64, 4}, e, 10).wave == Approx(0.4));
+  CHECK(gemm_efficiency({64, 64, 64, 40}, e, 10).wave == Approx(1.0));
+}
+
+TEST_CASE("CPU thread scaling follows Amdahl's law", "[model][efficiency]") {
+  hw::ClassEfficiency e{0.5, 0.8};
+  e.thread_scaling = 0.9;
+  // 10 cores, parallel fraction 0.9: speedup 1 / (0.1 + 0.09) = 5.263; per core 0.5263.
+  CHECK(thread_scaling_efficiency(e, 10) == Approx(1.0 / 0.19 / 10).epsilon(kTight));
+  graphs::Operator op;
+  op.op_class = graphs::OpClass::kElementwise;
+  op.flops = 1;
+  CHECK(compute_efficiency(op, e, hw::DeviceKind::kCpu, 10) ==
+        Approx(0.5 / 0.19 / 10).epsilon(kTight));
+  // A GPU ignores thread scaling.
+  CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) == Approx(0.5));
+  // Ideal scaling when not given.
+  e.thread_scaling = 0;
+  CHECK(thread_scaling_efficiency(e, 10) == 1.0);
+}
+
+TEST_CASE("memory-bound time is latency plus bytes over the asymptotic bandwidth",
+          "[model][efficiency]") {
+  // bytes / (B * m * bytes / (bytes + h)) = h / (B m) + bytes / (B m).
+  hw::ClassEfficiency e{1.0, 0.5};
+  e.half_bytes = 2e6;
+  const double bw = 100e9;
+  for (double bytes : {1e3, 1e6, 1e9}) {
+    const double t = bytes / (bw * memory_efficiency(bytes, e));
+    CHECK(t == Approx(2e6 / (bw * 0.5) + bytes / (bw * 0.5)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("tensor-core rates serve only matrix classes", "[model][roofline]") {
+  hw::DeviceSpec d = test::round_device();
+  d.peak[Precision::kFp16] = {8e12, hw::ComputeUnit::kTensor};
+  const Roofline r(d);
+  CHECK(r.peak(graphs::OpClass::kGemm, Precision::kFp16) == 8e12);
+  CHECK(r.peak(graphs::OpClass::kConv, Precision::kFp16) == 8e12);
+  CHECK(r.peak(graphs::OpClass::kElementwise, Precision::kFp16) == 1e12);
+  CHECK_FALSE(r.rate_note(graphs::OpClass::kElementwise, Precision::kFp16).empty());
+  CHECK(r.rate_note(graphs::OpClass::kGemm, Precision::kFp16).empty());
+  // No bf16 rate at all: everything at fp32, with a note.
+  CHECK(r.peak(graphs::OpClass::kGemm, Precision::kBf16) == 1e12);
+  CHECK_FALSE(r.rate_note(graphs::OpClass::kGemm, Precision::kBf16).empty());
+}
+
+TEST_CASE("Roofline resolves class parameters and flags the defaulted ones", "[model][roofline]") {
+  hw::DeviceSpec d = test::round_device();
+  d.efficiency["gemm"] = hw::ClassEfficiency{0.9, 0.7};
+  const Roofline r(d);
+  CHECK(r.efficiency(graphs::OpClass::kGemm).compute == 0.9);
+  CHECK_FALSE(r.uses_default_efficiency(graphs::OpClass::kGemm));
+  CHECK(r.uses_default_efficiency(graphs::OpClass::kPooling));
+  // The fast path and the one-off estimate agree exactly.
+  graphs::Operator op;
+  op.op_class = graphs::OpClass::kGemm;
+  op.flops = 2.0 * 512 * 512 * 512;
+  op.bytes_read = 2e6;
+  op.gemm = {512, 512, 512, 1};
+  CHECK(r.estimate(op).time_s == estimate(op, d).time_s);
+}

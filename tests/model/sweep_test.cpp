@@ -1,0 +1,71 @@
+#include "model/sweep.h"
+
+#include <catch2/catch.hpp>
+
+#include "graphs/zoo.h"
+#include "hw/system_loader.h"
+#include "util/error.h"
+
+using namespace amdahl;
+using namespace amdahl::model;
+
+TEST_CASE("parse_vary: lists, ranges, steps and geometric ranges", "[model][sweep]") {
+  CHECK(parse_vary("batch=1,2,4").values == std::vector<std::int64_t>{1, 2, 4});
+  CHECK(parse_vary("batch=1..4").values == std::vector<std::int64_t>{1, 2, 3, 4});
+  CHECK(parse_vary("batch=16..64:16").values == std::vector<std::int64_t>{16, 32, 48, 64});
+  CHECK(parse_vary("batch=1..100:x4").values == std::vector<std::int64_t>{1, 4, 16, 64});
+  CHECK(parse_vary("seq_len=3,8..10").values == std::vector<std::int64_t>{3, 8, 9, 10});
+  CHECK(parse_vary("batch=1..1000").values.size() == 1000);
+  CHECK_THROWS_AS(parse_vary("batch"), UserError);
+  CHECK_THROWS_AS(parse_vary("batch=0"), UserError);
+  CHECK_THROWS_AS(parse_vary("batch=8..2"), UserError);
+  CHECK_THROWS_AS(parse_vary("batch=1..8:x1"), UserError);
+}
+
+TEST_CASE("sweep_grid: cartesian product, last axis fastest", "[model][sweep]") {
+  const auto g =
+      sweep_grid({parse_vary("batch=1,2"), parse_vary("image=64,128")}, {{"classes", 10}});
+  REQUIRE(g.size() == 4);
+  CHECK(g[1] == graphs::Bindings{{"batch", 1}, {"image", 128}, {"classes", 10}});
+  CHECK(g[2].at("batch") == 2);
+  CHECK_THROWS_AS(sweep_grid({parse_vary("batch=1"), parse_vary("batch=2")}, {}), UserError);
+}
+
+TEST_CASE("sweep: rows match single predictions, in order, on several threads", "[model][sweep]") {
+  const hw::SystemSpec system = hw::load_system("minsky");
+  const graphs::Network net = graphs::load_zoo_network("alexnet");
+  const LowerAt lower_at = [&](const graphs::Bindings& b) {
+    return graphs::lower(graphs::bind_sizes(net, b), graphs::LoweringOptions{});
+  };
+  const auto grid = sweep_grid({parse_vary("batch=1,8,64,256")}, {});
+  SweepOptions o;
+  o.threads = 3;
+  const auto rows = sweep(lower_at, system, grid, o);
+  REQUIRE(rows.size() == 4);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    PredictOptions po;
+    po.batch = grid[i].at("batch");
+    const Prediction p = predict(lower_at(grid[i]), system, po);
+    CHECK(rows[i].batch == po.batch);
+    CHECK(rows[i].step_s == p.step_time_s);
+    double total = 0;
+    for (const auto& [k, v] : rows[i].share_by_class) total += v;
+    CHECK(total == Approx(1.0));
+    PredictOptions host = po;
+    host.placement.all = "host";
+    CHECK(rows[i].host_step_s == predict(lower_at(grid[i]), system, host).step_time_s);
+    CHECK(rows[i].host_speedup == Approx(rows[i].host_step_s / rows[i].step_s));
+  }
+  // The GPU's advantage grows with the problem: host-bound at batch 1, compute-bound later.
+  CHECK(rows[3].host_speedup > rows[0].host_speedup);
+  CHECK(rows[3].samples_per_s > rows[0].samples_per_s);
+}
+
+TEST_CASE("sweep rethrows the first error", "[model][sweep]") {
+  const hw::SystemSpec system = hw::load_system("minsky");
+  const LowerAt failing = [](const graphs::Bindings&) -> graphs::LoweredNetwork {
+    throw UserError("no such size");
+  };
+  CHECK_THROWS_WITH(sweep(failing, system, {{{"batch", 1}}, {{"batch", 2}}}, SweepOptions{}),
+                    "no such size");
+}
