@@ -4,14 +4,23 @@
 
 #include "calibrate/holdout.h"
 #include "calibrate/measured_op.h"
+#include "model/efficiency.h"
 
 namespace amdahl::calibrate {
 
 std::vector<ClassPlan> gpu_plan() {
   FitOptions tiles;
   tiles.tile_sizes = {32, 64, 128, 256};
-  return {{"gemm", ModelForm::kGemmLike, tiles},
-          {"conv", ModelForm::kGemmLike, tiles},
+  FitOptions tile_set;
+  tile_set.tile_sizes = {16, 32, 64, 128, 256};
+  tile_set.tile_set = true;
+  tile_set.narrow_max = 16;  // cuBLAS/cuDNN run n <= 16 on other kernels than tiled SGEMM
+  FitOptions conv = tile_set;
+  conv.fit_winograd = true;
+  return {{"gemm", ModelForm::kGemmLike, tile_set},
+          {"conv", ModelForm::kGemmLike, conv},
+          {"conv_bwd_data", ModelForm::kGemmLike, conv},
+          {"conv_bwd_filter", ModelForm::kGemmLike, conv},
           {"rnn", ModelForm::kGemmLike, tiles},
           {"elementwise", ModelForm::kMemoryBound, {}},
           {"reduction", ModelForm::kMemoryBound, {}}};
@@ -37,12 +46,22 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
   result.device = base;
   const std::vector<bool> held = held_out_rows(set.rows);
   std::map<std::string, std::vector<Measurement>> train_rows, held_rows;
-  for (std::size_t i = 0; i < set.rows.size(); ++i)
-    (held[i] ? held_rows : train_rows)[set.rows[i].op_class].push_back(set.rows[i]);
-  for (const auto& m : set.rows) {
-    bool planned = false;
-    for (const auto& p : plan) planned = planned || p.op_class == m.op_class;
-    (planned ? result.rows_used : result.rows_ignored) += 1;
+  const auto planned = [&](const std::string& key) {
+    for (const auto& p : plan)
+      if (p.op_class == key) return true;
+    return false;
+  };
+  // A row goes to its phase entry (conv_bwd_data, ...) when the plan has one, else to its
+  // class; the held-out rule is applied per class before the split.
+  for (std::size_t i = 0; i < set.rows.size(); ++i) {
+    const Measurement& m = set.rows[i];
+    std::string key = m.op_class;
+    if (planned(m.op_class)) {
+      const std::string phase_key = model::phase_efficiency_key(to_operator(m));
+      if (planned(phase_key)) key = phase_key;
+    }
+    (held[i] ? held_rows : train_rows)[key].push_back(m);
+    (planned(key) ? result.rows_used : result.rows_ignored) += 1;
   }
   for (const auto& p : plan) {
     if (!train_rows.count(p.op_class) && !held_rows.count(p.op_class)) continue;

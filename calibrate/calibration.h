@@ -13,7 +13,8 @@
 namespace amdahl::calibrate {
 
 struct ClassPlan {
-  std::string op_class;  // amdahl op class name: gemm, conv, rnn, elementwise, ...
+  std::string op_class;  // efficiency key: an op class (gemm, conv, ...) or a phase entry
+                         // (conv_bwd_data, conv_bwd_filter; model/efficiency.h)
   ModelForm form = ModelForm::kGemmLike;
   FitOptions options;
 };
@@ -25,9 +26,11 @@ struct Calibration {
   int rows_ignored = 0;  // rows of classes without a plan (launch, transfer, ...)
 };
 
-// The GPU plan: gemm, conv and rnn as GEMM-like with tiles from {32, 64, 128, 256}
-// (the CTA tile sizes of cuBLAS/CUTLASS SGEMM kernels); elementwise and reduction as
-// memory-bound.
+// The GPU plan: gemm and the three convolution directions (conv = forward, conv_bwd_data,
+// conv_bwd_filter) as GEMM-like with a tile set from {16, ..., 256} (the CTA tile sizes of
+// cuBLAS/CUTLASS SGEMM kernels, 16 for their skinny-GEMM kernels), convolutions with a
+// Winograd factor; rnn with one tile pair from {32, 64, 128, 256}; elementwise and reduction
+// as memory-bound.
 std::vector<ClassPlan> gpu_plan();
 
 // Samples of `rows` (threads from the shape's `threads` key, 0 when absent).

@@ -9,16 +9,31 @@
 #include <unsupported/Eigen/NumericalDiff>
 #include <utility>
 
+#include "model/efficiency.h"
 #include "model/roofline.h"
 #include "util/error.h"
 
 namespace amdahl::calibrate {
 namespace {
 
-enum class Param { kCompute, kMemory, kKHalf, kLatency, kHalfBytes, kThreadScaling };
+enum class Param {
+  kCompute,
+  kMemory,
+  kKHalf,
+  kLatency,
+  kHalfBytes,
+  kThreadScaling,
+  kTileReuseHalf,
+  kWinograd,
+  kNarrowCompute
+};
+
+// Winograd factor range: 1 (no saving) to 4 (F(4x4,3x3)'s multiplication saving).
+constexpr double kWinogradMax = 4.0;
 
 bool is_fraction(Param p) {
-  return p == Param::kCompute || p == Param::kMemory || p == Param::kThreadScaling;
+  return p == Param::kCompute || p == Param::kMemory || p == Param::kThreadScaling ||
+         p == Param::kNarrowCompute;
 }
 
 double logistic(double u) { return 1.0 / (1.0 + std::exp(-u)); }
@@ -29,6 +44,12 @@ double logit(double f) {
 
 double& slot(hw::ClassEfficiency& e, Param p) {
   switch (p) {
+    case Param::kTileReuseHalf:
+      return e.tile_reuse_half;
+    case Param::kWinograd:
+      return e.winograd;
+    case Param::kNarrowCompute:
+      return e.narrow_compute;
     case Param::kCompute:
       return e.compute;
     case Param::kMemory:
@@ -49,8 +70,15 @@ double& slot(hw::ClassEfficiency& e, Param p) {
 // gradient): a k_half of 64 and a half_bytes of 64 kB are mid-range for GPUs and CPUs, a
 // 1 us latency is a kernel's typical fixed cost, 0.9 a typical parallel fraction.
 double start_value(Param p, double base) {
+  if (p == Param::kWinograd) return 1.5;  // mid-range of [1, kWinogradMax]
   if (base > 0) return base;
   switch (p) {
+    case Param::kTileReuseHalf:
+      return 16;  // the intensity of a 32 x 32 tile
+    case Param::kWinograd:
+      return 1.5;
+    case Param::kNarrowCompute:
+      return 0.2;
     case Param::kCompute:
       return 0.75;
     case Param::kMemory:
@@ -67,8 +95,14 @@ double start_value(Param p, double base) {
   return 1;
 }
 
-double to_coordinate(Param p, double v) { return is_fraction(p) ? logit(v) : std::log(v); }
-double from_coordinate(Param p, double u) { return is_fraction(p) ? logistic(u) : std::exp(u); }
+double to_coordinate(Param p, double v) {
+  if (p == Param::kWinograd) return logit((v - 1.0) / (kWinogradMax - 1.0));
+  return is_fraction(p) ? logit(v) : std::log(v);
+}
+double from_coordinate(Param p, double u) {
+  if (p == Param::kWinograd) return 1.0 + (kWinogradMax - 1.0) * logistic(u);
+  return is_fraction(p) ? logistic(u) : std::exp(u);
+}
 
 struct Problem {
   std::string op_class;
@@ -204,6 +238,19 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   if (form == ModelForm::kGemmLike) {
     problem.params = {Param::kCompute, Param::kMemory, Param::kKHalf, Param::kLatency};
     if (options.fit_thread_scaling) problem.params.push_back(Param::kThreadScaling);
+    if (options.tile_set) problem.params.push_back(Param::kTileReuseHalf);
+    if (options.narrow_max > 0) {
+      bool narrow = false;
+      for (const auto& s : train)
+        narrow = narrow ||
+                 (!s.op.gemm.empty() && std::min(s.op.gemm.m, s.op.gemm.n) <= options.narrow_max);
+      if (narrow) problem.params.push_back(Param::kNarrowCompute);
+    }
+    if (options.fit_winograd) {
+      bool eligible = false;
+      for (const auto& s : train) eligible = eligible || model::is_winograd_eligible(s.op);
+      if (eligible) problem.params.push_back(Param::kWinograd);
+    }
   } else {
     problem.params = {Param::kMemory, Param::kLatency};
   }
@@ -213,7 +260,8 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
         "{})",
         op_class, problem.params.size() + 1, problem.params.size(), train.size()));
   for (const auto& s : train) {
-    if (graphs::op_class_name(s.op.op_class) != op_class)
+    if (graphs::op_class_name(s.op.op_class) != op_class &&
+        model::phase_efficiency_key(s.op) != op_class)
       throw InternalError(fmt::format("sample {} of class {} given to the '{}' fit", s.label,
                                       graphs::op_class_name(s.op.op_class), op_class));
     problem.samples.push_back(&s);
@@ -224,6 +272,7 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   // is already calibrated gives the same parameters again (the shipped files reproduce).
   hw::ClassEfficiency start;
   start.compute = base.efficiency_for("default").compute;
+  if (form == ModelForm::kGemmLike) start.narrow_max = options.narrow_max;
   problem.fixed = start;
   problem.start.resize(static_cast<Eigen::Index>(problem.params.size()));
   for (std::size_t i = 0; i < problem.params.size(); ++i) {
@@ -232,11 +281,16 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
         to_coordinate(p, start_value(p, slot(problem.fixed, p)));
   }
 
+  // Pairs are (tile_m, tile_n), or (tile_min, tile_max) of a tile set.
   std::vector<std::pair<int, int>> tiles{{0, 0}};
-  if (form == ModelForm::kGemmLike)
+  if (form == ModelForm::kGemmLike && options.tile_set)
+    for (int lo : options.tile_sizes)
+      for (int hi : options.tile_sizes)
+        if (hi > lo) tiles.emplace_back(lo, hi);
+  if (form == ModelForm::kGemmLike && !options.tile_set)
     for (int tm : options.tile_sizes)
       for (int tn : options.tile_sizes) tiles.emplace_back(tm, tn);
-  else
+  else if (form != ModelForm::kGemmLike)
     tiles = {{start.tile_m, start.tile_n}};
 
   // Every tile pair is fitted; pairs whose run does not converge are set aside, and the fit
@@ -249,8 +303,8 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   std::pair<int, int> unconverged_tiles{0, 0};
   int evaluations = 0;
   for (const auto& [tm, tn] : tiles) {
-    problem.fixed.tile_m = tm;
-    problem.fixed.tile_n = tn;
+    (options.tile_set ? problem.fixed.tile_min : problem.fixed.tile_m) = tm;
+    (options.tile_set ? problem.fixed.tile_max : problem.fixed.tile_n) = tn;
     const RunResult run = run_lm(problem, options);
     evaluations += run.evaluations;
     if (!run.converged) {

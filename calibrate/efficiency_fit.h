@@ -9,7 +9,9 @@
 //   kGemmLike      compute, memory, k_half, latency (+ thread_scaling on a CPU when the
 //                  samples ran at several thread counts); tile_m and tile_n are chosen from
 //                  FitOptions::tile_sizes (plus "no tiles") by fitting every pair and keeping
-//                  the lowest training cost.
+//                  the lowest training cost. With FitOptions::tile_set, the pairs are
+//                  (tile_min, tile_max) of a tile set and tile_reuse_half is fitted too;
+//                  with fit_winograd, the Winograd factor of 3x3 stride-1 convolutions.
 //   kMemoryBound   memory, latency (compute and half_bytes are kept from the base device).
 //                  For a memory-bound op bytes / (bandwidth x memory x bytes / (bytes +
 //                  half_bytes)) = bytes / (bandwidth x memory) + half_bytes / (bandwidth x
@@ -45,6 +47,14 @@ enum class ModelForm { kGemmLike, kMemoryBound };
 struct FitOptions {
   std::vector<int> tile_sizes;  // candidates for tile_m and tile_n; empty: no tiles
   bool fit_thread_scaling = false;
+  // tile_sizes are a tile set's bounds: every (tile_min, tile_max) with tile_min < tile_max is
+  // fitted (plus no tiles), and tile_reuse_half is a free parameter.
+  bool tile_set = false;
+  // Fit `winograd` (in [1, 4]) when some training sample is a 3x3 stride-1 convolution.
+  bool fit_winograd = false;
+  // GEMMs with min(m, n) <= narrow_max get the narrow kernel's own fraction, narrow_compute
+  // (fitted when some training sample is that narrow; 0: no narrow kernel).
+  int narrow_max = 0;
   int max_evaluations = 4000;  // per Levenberg-Marquardt run
 };
 

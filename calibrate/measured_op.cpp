@@ -83,10 +83,17 @@ graphs::Operator to_operator(const Measurement& m) {
   op.bytes_read = m.bytes;
   if (m.bench == "gemm")
     op.gemm = {integer(m, "m"), integer(m, "n"), integer(m, "k"), integer_or(m, "batch", 1)};
-  else if (m.bench.starts_with("conv_"))
+  else if (m.bench.starts_with("conv_")) {
     op.gemm = conv_dims(m);
-  else if (m.bench.starts_with("rnn_"))
+    // As graphs/ops/conv.cpp describes a convolution (Operator::conv_kernel, conv_stride).
+    const std::int64_t r = integer(m, "r"), s = integer(m, "s");
+    op.conv_kernel = r == s ? static_cast<int>(r) : 0;
+    op.conv_stride = static_cast<int>(integer(m, "stride"));
+  } else if (m.bench.starts_with("rnn_")) {
     op.gemm = rnn_dims(m);
+  }
+  if (m.bench.ends_with("_bwd_data")) op.phase = graphs::Phase::kBackwardData;
+  if (m.bench.ends_with("_bwd_filter")) op.phase = graphs::Phase::kBackwardWeight;
   return op;
 }
 

@@ -35,6 +35,10 @@ struct Operator {
   double bytes_read = 0;     // minimum bytes read
   double bytes_written = 0;  // minimum bytes written
   GemmDims gemm;
+  // Convolutions: the filter size (r = s assumed square when equal, else 0) and the stride,
+  // both 0 when not a convolution (efficiency models use them for Winograd eligibility).
+  int conv_kernel = 0;
+  int conv_stride = 0;
 
   double bytes() const { return bytes_read + bytes_written; }
   double intensity() const { return bytes() > 0 ? flops / bytes() : 0; }

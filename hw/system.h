@@ -39,6 +39,14 @@ struct ClassEfficiency {
   double latency_s = 0;       // fixed time per op beyond the launch latency
   double half_bytes = 0;      // bytes at which a memory-bound op reaches half its bandwidth
   double thread_scaling = 0;  // CPU only: parallel fraction for Amdahl thread scaling (0: ideal)
+  // Tile set (model/efficiency.h): candidate tiles tm x tn with tm, tn in tile_min x 2^i up to
+  // tile_max; the op runs on the candidate with the highest efficiency (0: no tile set).
+  int tile_min = 0;
+  int tile_max = 0;
+  double tile_reuse_half = 0;  // tile intensity tm*tn/(tm+tn) reaching half of `compute`
+  double winograd = 1;         // efficiency multiplier of 3x3 stride-1 convolutions (>= 1)
+  int narrow_max = 0;          // GEMMs with min(m, n) <= narrow_max run on a narrow kernel
+  double narrow_compute = 0;   // its fraction of peak (no tile quantization; 0: none)
 };
 
 struct DeviceSpec {

@@ -38,6 +38,12 @@ ClassEfficiency to_efficiency(const Record& r) {
   e.latency_s = r.number("latency");
   e.half_bytes = r.number("half_bytes");
   e.thread_scaling = r.number("thread_scaling");
+  e.tile_min = static_cast<int>(r.integer("tile_min"));
+  e.tile_max = static_cast<int>(r.integer("tile_max"));
+  e.tile_reuse_half = r.number("tile_reuse_half");
+  e.winograd = r.number("winograd");
+  e.narrow_max = static_cast<int>(r.integer("narrow_max"));
+  e.narrow_compute = r.number("narrow_compute");
   return e;
 }
 

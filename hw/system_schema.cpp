@@ -6,9 +6,9 @@ namespace amdahl::hw {
 
 const std::vector<std::string>& efficiency_class_names() {
   static const std::vector<std::string> kNames{
-      "gemm",          "conv",      "rnn",      "attention", "elementwise",
-      "normalization", "reduction", "softmax",  "embedding", "pooling",
-      "data_movement", "optimizer", "transfer", "host",      "default"};
+      "gemm",      "conv",    "rnn",       "attention",     "elementwise",    "normalization",
+      "reduction", "softmax", "embedding", "pooling",       "data_movement",  "optimizer",
+      "transfer",  "host",    "default",   "conv_bwd_data", "conv_bwd_filter"};
   return kNames;
 }
 
@@ -37,6 +37,27 @@ std::vector<Field> efficiency_fields() {
           .non_negative()
           .def("0 B"),
       number_field("thread_scaling", "CPU: parallel fraction for thread scaling (0: ideal)")
+          .non_negative()
+          .def("0"),
+      int_field("tile_min",
+                "smallest tile side of the tile set (0: none; tiles are tile_min x 2^i)")
+          .non_negative()
+          .def("0"),
+      int_field("tile_max", "largest tile side of the tile set (0: none)").non_negative().def("0"),
+      number_field("tile_reuse_half",
+                   "tile intensity tm*tn/(tm+tn) at which a tile reaches half of `compute` (0: "
+                   "none)")
+          .non_negative()
+          .def("0"),
+      number_field("winograd",
+                   "efficiency multiplier of 3x3 stride-1 convolutions (Winograd FLOP saving)")
+          .non_negative()
+          .def("1"),
+      int_field("narrow_max",
+                "GEMMs with min(m, n) <= narrow_max run on a narrow (GEMV-like) kernel (0: none)")
+          .non_negative()
+          .def("0"),
+      number_field("narrow_compute", "fraction of peak FLOP/s of the narrow kernel (0: none)")
           .non_negative()
           .def("0"),
       string_field("source", "where these parameters come from"),

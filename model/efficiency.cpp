@@ -8,21 +8,51 @@ namespace {
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 }  // namespace
 
+namespace {
+// One tile candidate: tile, wave and data-reuse factors (see efficiency.h).
+GemmEfficiency tile_candidate(double m, double n, double batch, double tm, double tn,
+                              const hw::ClassEfficiency& e, int parallel_units) {
+  GemmEfficiency out;
+  const double tiles = ceil_div(m, tm) * ceil_div(n, tn) * batch;
+  out.tile = (m * n) / (ceil_div(m, tm) * tm * ceil_div(n, tn) * tn);
+  const double units = std::max(parallel_units, 1);
+  out.wave = tiles / (ceil_div(tiles, units) * units);
+  if (e.tile_reuse_half > 0) {
+    const double intensity = tm * tn / (tm + tn);
+    out.reuse = intensity / (intensity + e.tile_reuse_half);
+  }
+  out.tile_m = static_cast<int>(tm);
+  out.tile_n = static_cast<int>(tn);
+  return out;
+}
+}  // namespace
+
 GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
                                int parallel_units) {
   GemmEfficiency out;
   const double m = static_cast<double>(g.m), n = static_cast<double>(g.n);
   const double k = static_cast<double>(g.k);
   const double batch = static_cast<double>(std::max<std::int64_t>(g.batch, 1));
-  if (e.tile_m > 0 && e.tile_n > 0 && m > 0 && n > 0) {
-    const double tm = e.tile_m, tn = e.tile_n;
-    const double tiles = ceil_div(m, tm) * ceil_div(n, tn) * batch;
-    out.tile = (m * n) / (ceil_div(m, tm) * tm * ceil_div(n, tn) * tn);
-    const double units = std::max(parallel_units, 1);
-    out.wave = tiles / (ceil_div(tiles, units) * units);
+  const bool narrow =
+      e.narrow_max > 0 && e.narrow_compute > 0 && m > 0 && n > 0 && std::min(m, n) <= e.narrow_max;
+  if (narrow) {
+    out.narrow = true;
+  } else if (e.tile_min > 0 && e.tile_max >= e.tile_min && m > 0 && n > 0) {
+    double best = -1;
+    for (int tm = e.tile_min; tm <= e.tile_max; tm *= 2)
+      for (int tn = e.tile_min; tn <= e.tile_max; tn *= 2) {
+        const GemmEfficiency c = tile_candidate(m, n, batch, tm, tn, e, parallel_units);
+        const double f = c.tile * c.wave * c.reuse;
+        if (f > best) {
+          best = f;
+          out = c;
+        }
+      }
+  } else if (e.tile_m > 0 && e.tile_n > 0 && m > 0 && n > 0) {
+    out = tile_candidate(m, n, batch, e.tile_m, e.tile_n, e, parallel_units);
   }
   if (e.k_half > 0 && k > 0) out.depth = k / (k + e.k_half);
-  out.total = e.compute * out.tile * out.wave * out.depth;
+  out.total = (narrow ? e.narrow_compute : e.compute) * out.tile * out.wave * out.reuse * out.depth;
   return out;
 }
 
@@ -36,6 +66,9 @@ double thread_scaling_efficiency(const hw::ClassEfficiency& e, int cores) {
 double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency& e,
                           hw::DeviceKind kind, int parallel_units) {
   double eff = op.gemm.empty() ? e.compute : gemm_efficiency(op.gemm, e, parallel_units).total;
+  if (is_winograd_eligible(op)) eff *= std::max(e.winograd, 1.0);
+  if (op.conv_kernel > 0 && op.conv_kernel < op.conv_stride && !op.gemm.empty())
+    eff *= implicit_gemm_work_fraction(op);
   if (kind == hw::DeviceKind::kCpu) eff *= thread_scaling_efficiency(e, parallel_units);
   return eff;
 }
@@ -45,14 +78,47 @@ double memory_efficiency(double bytes, const hw::ClassEfficiency& e) {
   return e.memory;
 }
 
+double implicit_gemm_work_fraction(const graphs::Operator& op) {
+  const graphs::GemmDims& g = op.gemm;
+  const double gemm_flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) *
+                            static_cast<double>(g.k) *
+                            static_cast<double>(std::max<std::int64_t>(g.batch, 1));
+  if (gemm_flops <= 0 || op.flops <= 0) return 1;
+  return std::min(1.0, op.flops / gemm_flops);
+}
+
+bool is_winograd_eligible(const graphs::Operator& op) {
+  return op.conv_kernel == 3 && op.conv_stride == 1;
+}
+
+std::string phase_efficiency_key(const graphs::Operator& op) {
+  const std::string cls(graphs::op_class_name(op.op_class));
+  if (op.phase == graphs::Phase::kBackwardData) return cls + "_bwd_data";
+  if (op.phase == graphs::Phase::kBackwardWeight) return cls + "_bwd_filter";
+  return cls;
+}
+
+const hw::ClassEfficiency* phase_efficiency(const graphs::Operator& op,
+                                            const hw::DeviceSpec& device) {
+  if (op.phase != graphs::Phase::kBackwardData && op.phase != graphs::Phase::kBackwardWeight)
+    return nullptr;
+  const auto it = device.efficiency.find(phase_efficiency_key(op));
+  return it == device.efficiency.end() ? nullptr : &it->second;
+}
+
+namespace {
+const hw::ClassEfficiency& efficiency_of(const graphs::Operator& op, const hw::DeviceSpec& device) {
+  const hw::ClassEfficiency* e = phase_efficiency(op, device);
+  return e ? *e : device.efficiency_for(std::string(op_class_name(op.op_class)));
+}
+}  // namespace
+
 double compute_efficiency(const graphs::Operator& op, const hw::DeviceSpec& device) {
-  return compute_efficiency(op, device.efficiency_for(std::string(op_class_name(op.op_class))),
-                            device.kind, device.parallel_units);
+  return compute_efficiency(op, efficiency_of(op, device), device.kind, device.parallel_units);
 }
 
 double memory_efficiency(const graphs::Operator& op, const hw::DeviceSpec& device) {
-  return memory_efficiency(op.bytes(),
-                           device.efficiency_for(std::string(op_class_name(op.op_class))));
+  return memory_efficiency(op.bytes(), efficiency_of(op, device));
 }
 
 }  // namespace amdahl::model

@@ -10,6 +10,19 @@
 //   wave_eff   = tiles / (ceil(tiles / parallel_units) * parallel_units)
 //   depth_eff  = k / (k + k_half)
 //   efficiency = compute * tile_eff * wave_eff * depth_eff
+// Tile set (tile_min, tile_max > 0; replaces tile_m x tile_n): candidates tm x tn with tm, tn
+// in {tile_min, 2 tile_min, ..., tile_max}; a candidate's data reuse is
+//   intensity  = tm * tn / (tm + tn)   (FMAs per operand element loaded per k step)
+//   reuse_eff  = intensity / (intensity + tile_reuse_half)   (1 when tile_reuse_half is 0)
+// and the op runs on the candidate with the largest tile_eff * wave_eff * reuse_eff, as
+// cuBLAS/cuDNN heuristics pick the fastest kernel per shape:
+//   efficiency = compute * max_t(tile_eff * wave_eff * reuse_eff) * depth_eff
+// Narrow GEMMs (min(m, n) <= narrow_max, narrow_compute > 0) run on a separate kernel family
+// (GEMV-like; cuBLAS and cuDNN dispatch such shapes to other kernels than their tiled GEMMs):
+//   efficiency = narrow_compute * depth_eff   (no tile, wave or reuse terms)
+// Winograd (is_winograd_eligible ops): efficiency *= winograd (>= 1; the op's FLOPs are the
+// direct count, the fitted factor is the FLOP saving actually realized, at most 2.25 for
+// F(2x2,3x3) and 4 for F(4x4,3x3)), so a 3x3 stride-1 convolution may exceed efficiency 1.
 // so a GEMM one tile past a full wave takes two waves. Without tile sizes only `compute`
 // and depth_eff apply. (Tile and wave quantization as in NVIDIA's "Matrix Multiplication
 // Background User's Guide", sections on tile and wave quantization.)
@@ -31,7 +44,11 @@ struct GemmEfficiency {
   double tile = 1;
   double wave = 1;
   double depth = 1;
+  double reuse = 1;  // tile data-reuse factor (tile set or tile_reuse_half)
   double total = 1;  // including the class's `compute` fraction
+  int tile_m = 0;    // the tile chosen (0: no tile quantization)
+  int tile_n = 0;
+  bool narrow = false;  // ran on the narrow kernel (narrow_max)
 };
 
 GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
@@ -44,7 +61,28 @@ double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency&
                           hw::DeviceKind kind, int parallel_units);
 double memory_efficiency(double bytes, const hw::ClassEfficiency& e);
 
-// Looking the class parameters up on the device ("default" when the class has none).
+// 3x3 stride-1 convolutions, which cuDNN may run as Winograd F(2x2,3x3) or F(4x4,3x3)
+// (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR 2016): 2.25x
+// or 4x fewer multiplications than the direct FLOP count the op carries.
+bool is_winograd_eligible(const graphs::Operator& op);
+
+// Convolutions: min(1, FLOPs / (2 m n k batch)). The implicit GEMM of a strided
+// backward-data convolution runs over the input grid (m = n h w), stride^2 times the MACs the
+// op's FLOPs count (the zeros inserted between dY's elements are multiplied too). Applied
+// (efficiency *= this fraction) only when the kernel is smaller than the stride (1x1 stride 2):
+// with r >= stride cuDNN's strided dgrad kernels skip the zero taps, and DeepBench P100 shows
+// the stride^2 slowdown only for 1x1 stride-2 layers (about 3-4x slower than forward).
+double implicit_gemm_work_fraction(const graphs::Operator& op);
+
+// Per-phase entries: a backward-data op looks up "<class>_bwd_data" and a backward-weight op
+// "<class>_bwd_filter" (DeepBench's names); phase_efficiency returns that entry, or nullptr
+// when the device has none (the op then uses its class entry).
+std::string phase_efficiency_key(const graphs::Operator& op);
+const hw::ClassEfficiency* phase_efficiency(const graphs::Operator& op,
+                                            const hw::DeviceSpec& device);
+
+// Looking the parameters up on the device: the phase entry, else the class entry ("default"
+// when the class has none).
 double compute_efficiency(const graphs::Operator& op, const hw::DeviceSpec& device);
 double memory_efficiency(const graphs::Operator& op, const hw::DeviceSpec& device);
 

@@ -15,6 +15,11 @@ struct ConvGeometry {
   std::int64_t stride_h, stride_w;
   double macs_per_output() const { return d(c / groups) * d(r) * d(s); }
   double forward_flops() const { return 2.0 * d(n) * d(k) * d(p) * d(q) * macs_per_output(); }
+  // Square kernels and equal strides only (0 otherwise): Operator::conv_kernel/conv_stride.
+  void describe(Operator& op) const {
+    op.conv_kernel = r == s ? static_cast<int>(r) : 0;
+    op.conv_stride = stride_h == stride_w ? static_cast<int>(stride_h) : 0;
+  }
 };
 
 // Output size of one spatial dim. padding "same" follows TensorFlow (ceil(in/stride)),
@@ -78,6 +83,7 @@ void forward(ForwardContext& ctx) {
       ctx.make("fwd", OpClass::kConv, flops,
                ctx.in().bytes() + weight_bytes + (bias ? e * d(g.k) : 0.0), ctx.out().bytes());
   op.gemm = {g.n * g.p * g.q, g.k / g.groups, (g.c / g.groups) * g.r * g.s, g.groups};
+  g.describe(op);
   ctx.emit(std::move(op));
 }
 
@@ -90,12 +96,14 @@ void backward(BackwardContext& ctx) {
     Operator op = ctx.make("bwd_data", OpClass::kConv, Phase::kBackwardData, g.forward_flops(),
                            ctx.out().bytes() + weight_bytes, ctx.in().bytes());
     op.gemm = {g.n * g.h * g.w, g.c / g.groups, (g.k / g.groups) * g.r * g.s, g.groups};
+    g.describe(op);
     ctx.emit(std::move(op), 0);
   }
   // dW = X^T (*) dY: the same MACs again.
   Operator dw = ctx.make("bwd_weight", OpClass::kConv, Phase::kBackwardWeight, g.forward_flops(),
                          ctx.out().bytes() + ctx.in().bytes(), weight_bytes);
   dw.gemm = {g.k / g.groups, (g.c / g.groups) * g.r * g.s, g.n * g.p * g.q, g.groups};
+  g.describe(dw);
   ctx.emit(std::move(dw), -1, 0);
   if (ctx.layer.get_bool("bias")) {
     ctx.emit(ctx.make("bwd_bias", OpClass::kReduction, Phase::kBackwardWeight,

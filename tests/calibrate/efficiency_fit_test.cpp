@@ -148,3 +148,37 @@ TEST_CASE("a fit that cannot converge or has too few measurements is an error",
   const std::vector<Sample> few(samples.begin(), samples.begin() + 3);
   CHECK_THROWS_AS(fit_class("gemm", ModelForm::kGemmLike, few, {}, test_gpu(), {}), UserError);
 }
+
+TEST_CASE("the GEMM fit recovers a tile set, its reuse and the narrow kernel", "[calibrate][fit]") {
+  hw::DeviceSpec truth = test_gpu();
+  hw::ClassEfficiency known{0.85, 0.7};
+  known.tile_min = 32;
+  known.tile_max = 128;
+  known.tile_reuse_half = 8;
+  known.narrow_max = 16;
+  known.narrow_compute = 0.15;
+  known.latency_s = 4e-6;
+  truth.efficiency["gemm"] = known;
+
+  std::mt19937 rng(11);  // fixed seed: the test is deterministic
+  std::uniform_int_distribution<int> dim(1, 64);
+  std::vector<Sample> shapes;
+  for (int i = 0; i < 150; ++i)
+    shapes.push_back(gemm_sample(32 * dim(rng), i % 5 == 0 ? 16 : 16 * dim(rng), 16 * dim(rng)));
+  const auto samples = with_times(shapes, truth, 0.01, rng);
+  const std::vector<Sample> train(samples.begin(), samples.begin() + 120);
+  const std::vector<Sample> held(samples.begin() + 120, samples.end());
+
+  FitOptions options;
+  options.tile_sizes = {16, 32, 64, 128, 256};
+  options.tile_set = true;
+  options.narrow_max = 16;
+  const ClassFit fit = fit_class("gemm", ModelForm::kGemmLike, train, held, test_gpu(), options);
+  CHECK(fit.params.tile_min == 32);
+  CHECK(fit.params.tile_max == 128);
+  // 1 % noise: the fitted values move by well under these tolerances.
+  CHECK(fit.params.compute == Approx(0.85).epsilon(0.05));
+  CHECK(fit.params.tile_reuse_half == Approx(8).epsilon(0.2));
+  CHECK(fit.params.narrow_compute == Approx(0.15).epsilon(0.05));
+  CHECK(fit.held_out.p90_abs < 0.03);
+}
