@@ -1,0 +1,123 @@
+// Speed of the model (issue "Speed"): a ResNet-50 training-step prediction, a 1,000-point
+// sweep, and a synthetic 1,000,000-op DAG lowered, costed and simulated. Targets on one
+// core: < 1 ms, < 2 s, < 5 s and < 2 GB. Results: docs/performance.md.
+
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <ctime>
+#include <thread>
+
+#include "graphs/lower.h"
+#include "graphs/zoo.h"
+#include "hw/system_loader.h"
+#include "model/prediction.h"
+#include "model/sweep.h"
+
+using namespace amdahl;
+
+namespace {
+
+const hw::SystemSpec& minsky() {
+  static const hw::SystemSpec s = hw::load_system("minsky");
+  return s;
+}
+
+const graphs::Network& zoo(const std::string& name) {
+  static std::map<std::string, graphs::Network> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, graphs::load_zoo_network(name)).first;
+  return it->second;
+}
+
+graphs::LoweredNetwork lowered(const graphs::Network& net, const graphs::Bindings& sizes) {
+  return graphs::lower(graphs::bind_sizes(net, sizes), graphs::LoweringOptions{});
+}
+
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+// predict() on an already lowered ResNet-50 training step, batch 64, on Minsky's P100.
+void BM_PredictResNet50Train(benchmark::State& state) {
+  const graphs::LoweredNetwork net = lowered(zoo("resnet50"), {{"batch", 64}});
+  model::PredictOptions o;
+  o.batch = 64;
+  for (auto _ : state) {
+    const model::Prediction p = model::predict(net, minsky(), o);
+    benchmark::DoNotOptimize(p.step_time_s);
+  }
+  state.counters["ops"] = static_cast<double>(net.graph.size());
+}
+BENCHMARK(BM_PredictResNet50Train)->Unit(benchmark::kMicrosecond);
+
+// Binding + lowering + predict: what one sweep point costs (without the CPU comparison).
+void BM_LowerAndPredictResNet50Train(benchmark::State& state) {
+  model::PredictOptions o;
+  o.batch = 64;
+  for (auto _ : state) {
+    const graphs::LoweredNetwork net = lowered(zoo("resnet50"), {{"batch", 64}});
+    const model::Prediction p = model::predict(net, minsky(), o);
+    benchmark::DoNotOptimize(p.step_time_s);
+  }
+}
+BENCHMARK(BM_LowerAndPredictResNet50Train)->Unit(benchmark::kMicrosecond);
+
+// sweep --vary batch=1..1000 with the CPU-versus-accelerator comparison (two predictions
+// per point). Arg 0: network (0 alexnet, 1 resnet50); arg 1: threads (0 = all cores).
+void BM_Sweep1000(benchmark::State& state) {
+  const graphs::Network& net = zoo(state.range(0) == 0 ? "alexnet" : "resnet50");
+  const model::LowerAt lower_at = [&](const graphs::Bindings& b) { return lowered(net, b); };
+  const auto grid = model::sweep_grid({model::parse_vary("batch=1..1000")}, {});
+  model::SweepOptions so;
+  so.threads = static_cast<unsigned>(state.range(1));
+  for (auto _ : state) {
+    const auto rows = model::sweep(lower_at, minsky(), grid, so);
+    benchmark::DoNotOptimize(rows.back().step_s);
+  }
+  state.counters["threads"] =
+      so.threads ? so.threads : static_cast<double>(std::thread::hardware_concurrency());
+}
+BENCHMARK(BM_Sweep1000)
+    ->ArgsProduct({{0, 1}, {1, 0}})
+    ->ArgNames({"net", "threads"})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// A synthetic residual MLP with about 1,000,000 ops in its training step: bind, lower, cost
+// and simulate. Run it alone (--benchmark_filter=Synthetic) for a clean peak-RSS figure.
+void BM_Synthetic1MOps(benchmark::State& state) {
+  const graphs::Network net = graphs::load_network(AMDAHL_BENCH_DIR "/residual_mlp.yaml");
+  const auto ops_at = [&](std::int64_t depth) {
+    return static_cast<std::int64_t>(lowered(net, {{"depth", depth}}).graph.size());
+  };
+  const std::int64_t per_unit = (ops_at(200) - ops_at(100)) / 100;
+  const std::int64_t base = ops_at(100) - 100 * per_unit;
+  const std::int64_t depth = (1'000'000 - base + per_unit - 1) / per_unit;
+  model::PredictOptions o;
+  o.batch = 32;
+  std::size_t ops = 0;
+  double lower_cpu_s = 0, predict_cpu_s = 0;
+  for (auto _ : state) {
+    const std::clock_t t0 = std::clock();
+    const graphs::LoweredNetwork l = lowered(net, {{"depth", depth}});
+    const std::clock_t t1 = std::clock();
+    const model::Prediction p = model::predict(l, minsky(), o);
+    const std::clock_t t2 = std::clock();
+    lower_cpu_s = static_cast<double>(t1 - t0) / CLOCKS_PER_SEC;
+    predict_cpu_s = static_cast<double>(t2 - t1) / CLOCKS_PER_SEC;
+    ops = l.graph.size();
+    benchmark::DoNotOptimize(p.step_time_s);
+  }
+  state.counters["ops"] = static_cast<double>(ops);
+  state.counters["bind_lower_cpu_s"] = lower_cpu_s;
+  state.counters["predict_cpu_s"] = predict_cpu_s;
+  state.counters["peak_rss_MB"] = peak_rss_mb();
+}
+BENCHMARK(BM_Synthetic1MOps)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();
