@@ -21,8 +21,11 @@ std::string dot_escape(const std::string& s) {
 
 void print_dot(std::ostream& out, const graphs::LoweredNetwork& net) {
   const auto& g = net.graph;
-  out << fmt::format("digraph \"{}\" {{\n  rankdir=TB;\n  // cheap layout settings: large training graphs render in seconds\n  splines=false; nslimit=1; nslimit1=1; mclimit=0.1; remincross=false; searchsize=10;\n  node [shape=box, fontsize=10];\n",
-                     dot_escape(net.name));
+  out << fmt::format(
+      "digraph \"{}\" {{\n  rankdir=TB;\n  // cheap layout settings: large training graphs render "
+      "in seconds\n  splines=false; nslimit=1; nslimit1=1; mclimit=0.1; remincross=false; "
+      "searchsize=10;\n  node [shape=box, fontsize=10];\n",
+      dot_escape(net.name));
   for (graphs::OpId id = 0; id < g.size(); ++id) {
     const auto& op = g.op(id);
     out << fmt::format("  n{} [label=\"{}\\n{} {}\\n{:.3g} GFLOP\"];\n", id, dot_escape(op.name),
@@ -65,10 +68,8 @@ void register_graph(CLI::App& app) {
   add_workload_options(cmd, *o, false, {"dot", "json"});
   cmd->callback([o] {
     const graphs::BoundNetwork bound = load_bound_network(*o, size_overrides(*o));
-    graphs::LoweringOptions lo;
-    lo.mode = o->mode == "train" ? graphs::Mode::kTrain : graphs::Mode::kInfer;
-    lo.precision = *parse_precision(o->precision);
-    const graphs::LoweredNetwork net = graphs::lower(bound, lo);
+    // No system: the optimizer is lowered per tensor.
+    const graphs::LoweredNetwork net = graphs::lower(bound, lowering_options(*o, hw::SystemSpec{}));
     if (o->format == "json")
       std::cout << graph_json(net).dump(1) << '\n';
     else

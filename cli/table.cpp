@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace amdahl::cli {
 
@@ -24,12 +25,25 @@ void Table::print(std::ostream& out) const {
   };
   measure(header_);
   for (const auto& r : rows_) measure(r);
+  // Columns of numbers are right-aligned, text columns left-aligned.
+  std::vector<bool> numeric(header_.size(), true);
+  numeric[0] = false;
+  for (const auto& r : rows_)
+    for (std::size_t i = 0; i < r.size() && i < numeric.size(); ++i) {
+      const std::string& c = r[i];
+      const bool number_like = c.empty() || c == "-" ||
+                               std::isdigit(static_cast<unsigned char>(c[0])) ||
+                               ((c[0] == '-' || c[0] == '+') && c.size() > 1 &&
+                                std::isdigit(static_cast<unsigned char>(c[1])));
+      if (!number_like) numeric[i] = false;
+    }
   auto line = [&](const std::vector<std::string>& row) {
     std::string s;
     for (std::size_t i = 0; i < width.size(); ++i) {
       const std::string cell = i < row.size() ? row[i] : "";
       if (i > 0) s += "  ";
-      s += i == 0 ? fmt::format("{:<{}}", cell, width[i]) : fmt::format("{:>{}}", cell, width[i]);
+      s += numeric[i] ? fmt::format("{:>{}}", cell, width[i])
+                      : fmt::format("{:<{}}", cell, width[i]);
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     out << s << '\n';

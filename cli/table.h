@@ -11,7 +11,7 @@ class Table {
  public:
   explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  // Columns after the first are right-aligned (numbers).
+  // Aligned columns: numbers to the right, text to the left.
   void print(std::ostream& out) const;
   void print_csv(std::ostream& out) const;
   bool empty() const { return rows_.empty(); }

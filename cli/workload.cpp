@@ -36,6 +36,10 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
   cmd->add_option("--precision", o.precision, "math precision")
       ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}))
       ->capture_default_str();
+  cmd->add_option("--accumulate", o.accumulate,
+                  "micro-batches per optimizer step (gradient accumulation; train mode)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--format", o.format, "output format")
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
@@ -90,6 +94,7 @@ graphs::LoweringOptions lowering_options(const WorkloadOptions& o, const hw::Sys
   lo.mode = o.mode == "train" ? graphs::Mode::kTrain : graphs::Mode::kInfer;
   lo.precision = *parse_precision(o.precision);
   lo.fused_optimizer = system.runtime.optimizer == hw::OptimizerMode::kFused;
+  lo.accumulation_steps = o.accumulate;
   return lo;
 }
 
@@ -98,19 +103,19 @@ Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
   Workload w;
   w.system = system;
   w.network = load_bound_network(o, sizes);
-  graphs::LoweringOptions lo;
-  lo.mode = o.mode == "train" ? graphs::Mode::kTrain : graphs::Mode::kInfer;
-  lo.precision = *parse_precision(o.precision);
-  lo.fused_optimizer = system.runtime.optimizer == hw::OptimizerMode::kFused;
+  const graphs::LoweringOptions lo = lowering_options(o, system);
   w.lowered = graphs::lower(w.network, lo);
   w.predict.device = o.device;
   w.predict.mode = lo.mode;
   w.predict.precision = lo.precision;
   const auto it = w.network.sizes.find("batch");
-  w.predict.batch = it != w.network.sizes.end() ? it->second
-                    : !w.network.inputs.empty() && !w.network.inputs.front().tensor.shape.empty()
-                        ? w.network.inputs.front().tensor.shape.front()
-                        : 1;
+  const std::int64_t micro_batch =
+      it != w.network.sizes.end() ? it->second
+      : !w.network.inputs.empty() && !w.network.inputs.front().tensor.shape.empty()
+          ? w.network.inputs.front().tensor.shape.front()
+          : 1;
+  // A step with gradient accumulation processes every micro-batch.
+  w.predict.batch = micro_batch * lo.accumulation_steps;
   if (!o.device.empty()) system.device(o.device);  // validates the name
   if (!o.place.empty()) w.predict.placement = model::parse_placement(o.place);
   return w;

@@ -29,6 +29,7 @@ struct WorkloadOptions {
   std::vector<std::string> sets;  // NAME=VALUE
   std::string mode = "train";
   std::string precision = "fp32";
+  int accumulate = 1;  // --accumulate: micro-batches per optimizer step
   std::string format = "table";
   std::string out_dir;
   std::string place;  // --place: accelerator, host, or CLASS=TARGET,... (model/placement.h)

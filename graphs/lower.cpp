@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <deque>
 #include <map>
+#include <optional>
 
 #include "graphs/layer_kind.h"
 #include "graphs/optimizer.h"
@@ -14,6 +16,8 @@ namespace amdahl::graphs {
 std::string_view mode_name(Mode m) { return m == Mode::kTrain ? "train" : "infer"; }
 
 namespace {
+
+constexpr double kF32Bytes = 4;
 
 struct TensorState {
   TensorInfo info;
@@ -38,28 +42,97 @@ std::string output_name(const std::string& layer, std::size_t i) {
   return i == 0 ? layer : fmt::format("{}:{}", layer, i);
 }
 
+bool gemm_like(OpClass c) {
+  return c == OpClass::kGemm || c == OpClass::kConv || c == OpClass::kRnn ||
+         c == OpClass::kAttention;
+}
+
+bool is_float(DType t) {
+  return t == DType::kF32 || t == DType::kF16 || t == DType::kBf16 || t == DType::kF64;
+}
+
+bool is_half(DType t) { return t == DType::kF16 || t == DType::kBf16; }
+
+// Where a layer kind runs under autocast (lower.h).
+enum class Autocast { kHalf, kFp32, kFollow };
+
+Autocast autocast_of(const LayerKind& kind) {
+  if (gemm_like(kind.op_class)) return Autocast::kHalf;
+  if (kind.is_loss || kind.op_class == OpClass::kNormalization ||
+      kind.op_class == OpClass::kReduction || kind.op_class == OpClass::kSoftmax)
+    return Autocast::kFp32;
+  return Autocast::kFollow;
+}
+
+struct WeightGrad {
+  std::string layer;
+  std::string name;
+  double elements = 0;
+  OpId grad = kNoOp;  // the op after which the fp32 gradient (running sum) is complete
+};
+
 class Lowerer {
  public:
   Lowerer(const BoundNetwork& net, const LoweringOptions& options)
       : net_(net), options_(options), training_(options.mode == Mode::kTrain) {}
 
   LoweredNetwork run() {
+    const int steps = options_.accumulation_steps;
+    if (steps < 1)
+      throw UserError(fmt::format("accumulation steps must be at least 1 (got {})", steps));
+    if (steps > 1 && !training_)
+      throw UserError(fmt::format(
+          "gradient accumulation ({} micro-batches) applies to training only (mode is {})", steps,
+          mode_name(options_.mode)));
     out_.name = net_.name;
     out_.optimizer = net_.optimizer;
     out_.mode = options_.mode;
     out_.precision = options_.precision;
-    emit_input_transfers();
-    for (const Layer& layer : net_.layers) forward(layer);
-    if (training_) {
-      backward();
-      optimizer();
+    out_.accumulation_steps = steps;
+    std::vector<WeightGrad> sums;
+    for (micro_ = 0; micro_ < steps; ++micro_) {
+      tensors_.clear();
+      records_.clear();
+      synthesized_.clear();
+      previous_.clear();
+      emit_input_transfers();
+      for (const Layer& layer : net_.layers) forward(layer);
+      if (training_) {
+        backward();
+        accumulate(sums);
+      }
+      if (micro_ == 0) out_.micro_batch_end = out_.graph.size();
     }
+    if (training_) optimizer(sums);
     out_.memory = memory_footprint(out_);
     return std::move(out_);
   }
 
  private:
+  bool mixed() const {
+    return options_.precision == Precision::kFp16 || options_.precision == Precision::kBf16;
+  }
+  DType half_dtype() const {
+    return options_.precision == Precision::kBf16 ? DType::kBf16 : DType::kF16;
+  }
+
+  // The math precision of an op under the requested precision (lower.h).
+  Precision math_precision(const Operator& op) const {
+    switch (options_.precision) {
+      case Precision::kFp32:
+        return Precision::kFp32;
+      case Precision::kTf32:
+        return gemm_like(op.op_class) ? Precision::kTf32 : Precision::kFp32;
+      case Precision::kFp16:
+      case Precision::kBf16:
+        return gemm_like(op.op_class) && is_half(op.dtype) ? options_.precision : Precision::kFp32;
+      default:
+        return options_.precision;
+    }
+  }
+
   OpId add(Operator op, const std::vector<std::pair<OpId, double>>& deps) {
+    if (micro_ > 0) op.name = fmt::format("mb{}.{}", micro_, op.name);
     const OpId id = out_.graph.add(std::move(op));
     for (const auto& [from, bytes] : deps)
       if (from != kNoOp) out_.graph.depend(from, id, bytes);
@@ -89,7 +162,77 @@ class Lowerer {
     return names;
   }
 
-  void forward(const Layer& layer) {
+  // The name of `name` converted to `to`: a cast layer inserted before `consumer` the first
+  // time, shared afterwards.
+  std::string cast_of(const std::string& name, DType to, const Layer& consumer) {
+    const std::string cast_name = fmt::format("{}.to_{}", name, dtype_name(to));
+    if (tensors_.count(cast_name)) return cast_name;
+    Layer& cast = synthesized_.emplace_back();
+    cast.name = cast_name;
+    cast.kind = "cast";
+    cast.inputs = {name};
+    cast.params["to"] = std::string(dtype_name(to));
+    cast.where = consumer.where;
+    const std::string previous = previous_;
+    forward(cast, false);
+    previous_ = previous;
+    return cast_name;
+  }
+
+  // Under mixed precision, the dtype `layer` runs in (nullopt: leave its inputs as they are),
+  // with its floating-point inputs renamed to casts where theirs differs.
+  std::optional<DType> apply_autocast(const Layer& layer, const LayerKind& kind,
+                                      std::vector<std::string>& names) {
+    std::optional<DType> target;
+    switch (autocast_of(kind)) {
+      case Autocast::kHalf:
+        target = half_dtype();
+        break;
+      case Autocast::kFp32:
+        target = DType::kF32;
+        break;
+      case Autocast::kFollow:
+        for (const auto& name : names) {
+          const auto it = tensors_.find(name);
+          if (it == tensors_.end() || !is_float(it->second.info.dtype)) continue;
+          const DType t = it->second.info.dtype;
+          if (!target || (is_half(*target) && !is_half(t))) target = t;
+        }
+        break;
+    }
+    if (!target) return target;
+    for (auto& name : names) {
+      const auto it = tensors_.find(name);
+      if (it == tensors_.end()) continue;  // reported below
+      const DType t = it->second.info.dtype;
+      if (is_float(t) && t != *target) name = cast_of(name, *target, layer);
+    }
+    return target;
+  }
+
+  // The 16-bit working copy of each weight of a 16-bit layer, made from the fp32 master.
+  void emit_weight_casts(const LayerRecord& rec, DType half,
+                         std::vector<std::pair<OpId, double>>& deps) {
+    for (const Weight& w : rec.weights) {
+      const double n = static_cast<double>(w.elements);
+      Operator op;
+      op.name = fmt::format("{}.{}.weight_cast", rec.layer->name, w.name);
+      op.layer = rec.layer->name;
+      op.kind = "weight_cast";
+      op.op_class = OpClass::kDataMovement;
+      op.phase = Phase::kForward;
+      op.precision = Precision::kFp32;
+      op.dtype = half;
+      op.input_shapes = {{w.elements}};
+      op.output_shape = {w.elements};
+      op.bytes_read = n * dtype_bytes(DType::kF32);
+      op.bytes_written = n * dtype_bytes(half);
+      const double written = op.bytes_written;
+      deps.emplace_back(add(std::move(op), {}), written);
+    }
+  }
+
+  void forward(const Layer& layer, bool autocast = true) {
     const LayerKind& kind = layer_registry().get(layer.kind);
     if (kind.is_loss && !training_) return;
     LayerRecord rec{&layer, &kind, layer.inputs, {}, {}, {}, {}, kNoOp, {}};
@@ -99,6 +242,8 @@ class Lowerer {
       else if (!net_.inputs.empty())
         rec.input_names.push_back(net_.inputs.front().name);
     }
+    std::optional<DType> run_dtype;
+    if (autocast && mixed()) run_dtype = apply_autocast(layer, kind, rec.input_names);
     const int n = static_cast<int>(rec.input_names.size());
     if (n < kind.min_inputs || (kind.max_inputs >= 0 && n > kind.max_inputs)) {
       const std::string expected = kind.max_inputs < 0 ? fmt::format("at least {}", kind.min_inputs)
@@ -128,16 +273,22 @@ class Lowerer {
       deps.emplace_back(it->second.producer, it->second.info.bytes());
     }
     rec.outputs = kind.infer(layer, rec.inputs);
+    if (run_dtype)
+      for (auto& t : rec.outputs)
+        if (is_float(t.dtype)) t.dtype = *run_dtype;
     if (kind.weights) rec.weights = kind.weights(layer, rec.inputs);
-    for (const auto& w : rec.weights) {
-      out_.weights.push_back({layer.name, w.name, w.elements});
-      out_.parameters += w.elements;
-    }
+    if (micro_ == 0)
+      for (const auto& w : rec.weights) {
+        out_.weights.push_back({layer.name, w.name, w.elements});
+        out_.parameters += w.elements;
+      }
+    if (run_dtype && is_half(*run_dtype)) emit_weight_casts(rec, *run_dtype, deps);
     ForwardContext ctx(layer, rec.inputs, rec.outputs, options_.precision, training_);
     kind.forward(ctx);
     OpId last = deps.empty() ? kNoOp : deps.front().first;
     bool first = true;
     for (Operator& op : ctx.emitted()) {
+      op.precision = math_precision(op);
       if (first) {
         last = add(std::move(op), deps);
         first = false;
@@ -171,9 +322,9 @@ class Lowerer {
     op.kind = "grad_sum";
     op.op_class = OpClass::kElementwise;
     op.phase = Phase::kBackwardData;
-    op.precision = options_.precision;
     op.dtype = t.info.dtype;
     op.output_shape = t.info.shape;
+    op.precision = math_precision(op);
     const double k = static_cast<double>(t.grad_parts.size());
     op.flops = (k - 1) * static_cast<double>(t.info.elements());
     op.bytes_read = k * t.info.bytes();
@@ -223,6 +374,7 @@ class Lowerer {
       rec.weight_grad.assign(rec.weights.size(), kNoOp);
       OpId previous = kNoOp;
       for (auto& e : ctx.emitted()) {
+        e.op.precision = math_precision(e.op);
         auto deps = seeds;
         if (e.chained && previous != kNoOp)
           deps.emplace_back(previous, out_.graph.op(previous).bytes_written);
@@ -238,11 +390,65 @@ class Lowerer {
         if (grad_sources.empty()) parts.push_back(rec.last_forward);
         for (const auto& source : grad_sources) parts.push_back(source.first);
       }
-      for (std::size_t w = 0; w < rec.weights.size(); ++w)
+      for (std::size_t w = 0; w < rec.weights.size(); ++w) {
         if (rec.weight_grad[w] == kNoOp)
           throw InternalError(fmt::format("layer kind {} emitted no gradient for weight {}",
                                           rec.kind->name, rec.weights[w].name));
+        if (is_half(out_.graph.op(rec.weight_grad[w]).dtype))
+          rec.weight_grad[w] = emit_grad_cast(rec, w);
+      }
     }
+  }
+
+  // A 16-bit weight gradient cast to fp32 for the update.
+  OpId emit_grad_cast(const LayerRecord& rec, std::size_t w) {
+    const Operator& grad = out_.graph.op(rec.weight_grad[w]);
+    const DType from = grad.dtype;
+    const std::int64_t n = rec.weights[w].elements;
+    Operator op;
+    op.name = fmt::format("{}.{}.grad_cast", rec.layer->name, rec.weights[w].name);
+    op.layer = rec.layer->name;
+    op.kind = "grad_cast";
+    op.op_class = OpClass::kDataMovement;
+    op.phase = Phase::kBackwardWeight;
+    op.precision = Precision::kFp32;
+    op.dtype = DType::kF32;
+    op.input_shapes = {{n}};
+    op.output_shape = {n};
+    op.bytes_read = static_cast<double>(n) * dtype_bytes(from);
+    op.bytes_written = static_cast<double>(n) * dtype_bytes(DType::kF32);
+    const double read = op.bytes_read;
+    return add(std::move(op), {{rec.weight_grad[w], read}});
+  }
+
+  // Adds this micro-batch's weight gradients into the running sums (the first micro-batch's
+  // gradients are the sums).
+  void accumulate(std::vector<WeightGrad>& sums) {
+    std::size_t j = 0;
+    for (const auto& rec : records_)
+      for (std::size_t w = 0; w < rec.weights.size(); ++w, ++j) {
+        const double n = static_cast<double>(rec.weights[w].elements);
+        if (micro_ == 0) {
+          sums.push_back({rec.layer->name, rec.weights[w].name, n, rec.weight_grad[w]});
+          continue;
+        }
+        WeightGrad& sum = sums.at(j);
+        Operator op;
+        op.name = fmt::format("{}.{}.grad_accumulate", sum.layer, sum.name);
+        op.layer = sum.layer;
+        op.kind = "grad_accumulate";
+        op.op_class = OpClass::kElementwise;
+        op.phase = Phase::kBackwardWeight;
+        op.precision = Precision::kFp32;
+        op.dtype = DType::kF32;
+        op.input_shapes = {{rec.weights[w].elements}, {rec.weights[w].elements}};
+        op.output_shape = {rec.weights[w].elements};
+        op.flops = n;
+        op.bytes_read = 2 * kF32Bytes * n;
+        op.bytes_written = kF32Bytes * n;
+        sum.grad =
+            add(std::move(op), {{sum.grad, kF32Bytes * n}, {rec.weight_grad[w], kF32Bytes * n}});
+      }
   }
 
   Operator update_op(const std::string& name, const std::string& layer, double elements) const {
@@ -261,26 +467,20 @@ class Lowerer {
     return op;
   }
 
-  void optimizer() {
+  void optimizer(const std::vector<WeightGrad>& sums) {
+    micro_ = 0;  // update ops carry no micro-batch prefix
     if (options_.fused_optimizer) {
       std::vector<std::pair<OpId, double>> deps;
-      for (const auto& rec : records_)
-        for (std::size_t w = 0; w < rec.weights.size(); ++w)
-          if (rec.weight_grad[w] != kNoOp)
-            deps.emplace_back(rec.weight_grad[w],
-                              4.0 * static_cast<double>(rec.weights[w].elements));
+      for (const auto& s : sums)
+        if (s.grad != kNoOp) deps.emplace_back(s.grad, kF32Bytes * s.elements);
       if (!deps.empty())
         add(update_op("optimizer.update", "optimizer", static_cast<double>(out_.parameters)), deps);
       return;
     }
-    for (const auto& rec : records_)
-      for (std::size_t w = 0; w < rec.weights.size(); ++w) {
-        if (rec.weight_grad[w] == kNoOp) continue;
-        const double n = static_cast<double>(rec.weights[w].elements);
-        add(update_op(fmt::format("{}.{}.update", rec.layer->name, rec.weights[w].name),
-                      rec.layer->name, n),
-            {{rec.weight_grad[w], 4.0 * n}});
-      }
+    for (const auto& s : sums)
+      if (s.grad != kNoOp)
+        add(update_op(fmt::format("{}.{}.update", s.layer, s.name), s.layer, s.elements),
+            {{s.grad, kF32Bytes * s.elements}});
   }
 
   const BoundNetwork& net_;
@@ -289,7 +489,9 @@ class Lowerer {
   LoweredNetwork out_;
   std::map<std::string, TensorState> tensors_;
   std::vector<LayerRecord> records_;
+  std::deque<Layer> synthesized_;  // cast layers inserted by autocast (stable addresses)
   std::string previous_;
+  int micro_ = 0;
 };
 
 }  // namespace

@@ -4,6 +4,35 @@
 // gets none, as frameworks do; weight gradients for every weight), gradient accumulation
 // where a tensor feeds several layers, and the optimizer update (per tensor or fused).
 // Each network input is first copied host to device by a transfer op.
+//
+// Mixed precision (precision fp16 or bf16), as framework autocast does it (PyTorch
+// torch.autocast op lists; design.md "Precision"):
+//   16-bit layers   kinds of class gemm, conv, rnn or attention: their floating-point inputs
+//                   are cast to the 16-bit type, their outputs are 16-bit; their GEMM-class
+//                   ops run in 16-bit math (fp32 accumulation is the device's business).
+//   fp32 layers     normalization, reduction and softmax kinds and every loss: 16-bit inputs
+//                   are cast to fp32, outputs fp32.
+//   other layers    (elementwise, pooling, data movement, embedding) run in the widest
+//                   floating-point type of their inputs; a 16-bit input meeting an fp32 one
+//                   is cast to fp32 (PyTorch promotes inside the kernel; modelled as a cast).
+//   Each cast is a `cast` layer named "<tensor>.to_<dtype>" inserted before its first
+//   consumer and shared by later consumers of the same tensor; its backward casts the
+//   gradient back. Weights stay fp32 (the master copy, updated by the optimizer in fp32):
+//   every weight of a 16-bit layer is cast to 16 bits by a `weight_cast` op once per
+//   forward pass (autocast's weight cache lives for one autocast region), and its 16-bit
+//   gradient is cast to fp32 (`grad_cast`) before the update. A weight shared through
+//   `tied_to` is not re-cast (its owner is an embedding, an fp32 layer): a known
+//   undercount of one cast per step for tied language-model heads.
+// precision tf32: fp32 storage; GEMM-class ops (gemm, conv, rnn, attention) get kTf32 math,
+// every other op kFp32. Other precisions: every op gets the requested precision.
+// FLOPs never depend on the precision; bytes follow the dtype of the tensors.
+//
+// Gradient accumulation (training, accumulation_steps = k > 1): the forward and backward
+// passes are emitted k times (each micro-batch is the bound batch, its inputs copied to the
+// device again; op names of micro-batch i > 0 are prefixed "mb<i>."), each weight gradient
+// after the first micro-batch is added into the running fp32 sum by a `grad_accumulate`
+// elementwise op (n FLOPs, reads 8n bytes, writes 4n for n parameters), and the optimizer
+// updates each weight once at the end.
 
 #include <cstdint>
 #include <string>
@@ -22,6 +51,7 @@ struct LoweringOptions {
   Mode mode = Mode::kTrain;
   Precision precision = Precision::kFp32;
   bool fused_optimizer = false;
+  int accumulation_steps = 1;  // micro-batches per optimizer step; > 1 only when training
 };
 
 struct WeightTensor {
@@ -39,12 +69,16 @@ struct LoweredNetwork {
   OptimizerKind optimizer = OptimizerKind::kSgd;
   Mode mode = Mode::kTrain;
   Precision precision = Precision::kFp32;
+  int accumulation_steps = 1;
+  // Ops [0, micro_batch_end) are the input copies, forward and backward of the first
+  // micro-batch (the memory footprint counts these).
+  OpId micro_batch_end = 0;
   MemoryFootprint memory;  // device memory per device (memory_footprint.h)
 };
 
 // Throws UserError (located at the layer) for an unknown input name, a reference to a
 // layer defined later (a cycle), a wrong input count, a shape mismatch, or training a
-// network without a loss layer.
+// network without a loss layer, or accumulation_steps < 1 (or > 1 in inference).
 LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options);
 
 }  // namespace amdahl::graphs

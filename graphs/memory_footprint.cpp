@@ -24,7 +24,10 @@ MemoryFootprint memory_footprint(const LoweredNetwork& net) {
     m.gradients_bytes = kF32 * params;
     m.optimizer_state_bytes = kF32 * update_cost(net.optimizer).state_tensors * params;
   }
-  for (OpId id = 0; id < net.graph.size(); ++id) {
+  // One micro-batch's activations and weight copies are live at a time under gradient
+  // accumulation.
+  const OpId end = net.micro_batch_end > 0 ? net.micro_batch_end : net.graph.size();
+  for (OpId id = 0; id < end; ++id) {
     const Operator& op = net.graph.op(id);
     if (op.phase != Phase::kForward && op.phase != Phase::kHost) continue;
     if (op.kind == "weight_cast") {

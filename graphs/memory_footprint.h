@@ -14,6 +14,10 @@
 //                    attention), the size of scratch a split-K GEMM or a Winograd / FFT
 //                    convolution algorithm asks for
 //   peak             the sum: everything resident at once at the start of the backward pass
+// Under gradient accumulation the ops of the first micro-batch are counted (one micro-batch
+// is live at a time; the fp32 gradients persist across micro-batches and are counted once).
+// Under mixed precision activations count at their 16-bit size where autocast makes them
+// 16-bit, and the casts' outputs (saved for the backward pass) count as activations.
 // Fragmentation and the framework's own allocations are not counted.
 
 namespace amdahl::graphs {

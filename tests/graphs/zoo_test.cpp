@@ -108,11 +108,18 @@ TEST_CASE("inception-v3 without the auxiliary head", "[graphs][zoo]") {
   CHECK(static_cast<double>(net.parameters) == Approx(27'161'264 - aux));
 }
 
+TEST_CASE("bert-base parameters equal the published count", "[graphs][zoo]") {
+  // Hugging Face bert-base-uncased BertModel (with the pooler): 109,482,240 parameters
+  // (Devlin et al. 2019: "110M"); the classifier adds 768 x 2 + 2 for 2 classes.
+  const auto net = lower(bind_sizes(load_zoo_network("bert-base"), {}), {.mode = Mode::kTrain});
+  CHECK(net.parameters == 109'482'240 + 768 * 2 + 2);
+}
+
 TEST_CASE("the zoo holds the Fathom eight and the modern networks", "[graphs][zoo]") {
   const auto names = zoo_names();
   for (const char* model : {"seq2seq", "memnet", "speech", "autoenc", "residual", "vgg", "alexnet",
                             "deepq", "alexnet-tv", "vgg16", "resnet18", "resnet50", "resnet152",
-                            "inception-v3", "mobilenet-v2", "gpt2-small"}) {
+                            "inception-v3", "mobilenet-v2", "bert-base", "gpt2-small"}) {
     INFO(model);
     CHECK(std::find(names.begin(), names.end(), model) != names.end());
   }
