@@ -5,6 +5,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,22 +54,33 @@ using Graph =
 using OpId = std::size_t;
 inline constexpr OpId kNoOp = static_cast<OpId>(-1);
 
+// Holds its Boost graph through a pointer so that moving an OpGraph (returning a lowered
+// network) is O(1): boost::adjacency_list copies on move.
 class OpGraph {
  public:
-  OpId add(Operator op) { return boost::add_vertex(std::move(op), graph_); }
+  OpGraph() : graph_ptr_(std::make_unique<Graph>()) {}
+  OpGraph(const OpGraph& other) : graph_ptr_(std::make_unique<Graph>(*other.graph_ptr_)) {}
+  OpGraph& operator=(const OpGraph& other) {
+    graph_ptr_ = std::make_unique<Graph>(*other.graph_ptr_);
+    return *this;
+  }
+  OpGraph(OpGraph&&) noexcept = default;
+  OpGraph& operator=(OpGraph&&) noexcept = default;
+
+  OpId add(Operator op) { return boost::add_vertex(std::move(op), *graph_ptr_); }
   // `to` consumes `bytes` produced by `from`; from < to is required (program order).
   void depend(OpId from, OpId to, double bytes);
 
-  std::size_t size() const { return boost::num_vertices(graph_); }
-  std::size_t edge_count() const { return boost::num_edges(graph_); }
-  const Operator& op(OpId id) const { return graph_[id]; }
-  Operator& op(OpId id) { return graph_[id]; }
+  std::size_t size() const { return boost::num_vertices(*graph_ptr_); }
+  std::size_t edge_count() const { return boost::num_edges(*graph_ptr_); }
+  const Operator& op(OpId id) const { return (*graph_ptr_)[id]; }
+  Operator& op(OpId id) { return (*graph_ptr_)[id]; }
   std::vector<OpId> predecessors(OpId id) const;
   std::vector<OpId> successors(OpId id) const;
-  const Graph& graph() const { return graph_; }
+  const Graph& graph() const { return *graph_ptr_; }
 
  private:
-  Graph graph_;
+  std::unique_ptr<Graph> graph_ptr_;
 };
 
 }  // namespace amdahl::graphs

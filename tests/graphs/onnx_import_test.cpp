@@ -140,7 +140,7 @@ TEST_CASE("symbolic dims are bound and a shape subgraph folds to a constant", "[
   CHECK(fc == Approx(2.0 * 80 * 64 * 32 + 80 * 32));
 }
 
-TEST_CASE("--batch binds a first dim with another name", "[onnx]") {
+TEST_CASE("the batch option binds a first dim with another name", "[onnx]") {
   ModelBuilder m;
   m.input("x", {"batch_size", "16"});
   m.node("Relu", {"x"}, {"y"});

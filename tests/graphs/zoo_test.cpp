@@ -125,7 +125,7 @@ TEST_CASE("the zoo holds the Fathom eight and the modern networks", "[graphs][zo
   }
 }
 
-TEST_CASE("--batch and --set change the lowered network", "[graphs][zoo]") {
+TEST_CASE("batch and set options change the lowered network", "[graphs][zoo]") {
   const Network net = load_zoo_network("resnet50");
   const auto at = [&](Bindings b) {
     return forward_macs(lower(bind_sizes(net, b), {.mode = Mode::kInfer}));
