@@ -90,14 +90,15 @@ DeviceSpec to_device(const Record& r, const YamlFile& file) {
         "{}: efficiency.default not given; using compute 0.75, memory 0.8 of the roofline",
         d.model));
   }
-  // Efficiency model terms that default to 0 are switched off, not assumed; the fractions are.
+  // Defaulted efficiency model terms (tiles, k_half, winograd, ...) are switched off, not
+  // assumed; only the defaulted roofline fractions are assumptions.
   for (const auto& p : r.defaulted_paths()) {
-    const bool model_term_off = p.starts_with("efficiency.") && p.ends_with(" = 0");
-    const bool zero_quantity =
-        p.starts_with("efficiency.") && (p.ends_with(" = 0 s") || p.ends_with(" = 0 B"));
-    if (!model_term_off && !zero_quantity)
-      d.assumptions.push_back(fmt::format("{}: {}", d.model, p));
+    const bool efficiency = p.starts_with("efficiency.");
+    const bool fraction = p.find(".compute = ") != std::string::npos ||
+                          p.find(".memory = ") != std::string::npos;
+    if (!efficiency || fraction) d.assumptions.push_back(fmt::format("{}: {}", d.model, p));
   }
+
   diags.throw_if_any();
   return d;
 }
