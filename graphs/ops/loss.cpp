@@ -92,6 +92,31 @@ SampledGeometry sampled_geometry(const Layer& layer, const std::vector<TensorInf
   return {m, h, layer.get_int("num_classes"), layer.get_int("num_sampled")};
 }
 
+// A loss over two inputs of one shape: `flops_per_element` forward, a scalar output, and
+// the backward FLOPs per element of each input's gradient (pairwise_backward).
+LayerKind pairwise_loss(std::string name, std::string summary, double flops_per_element,
+                        double backward_flops0, double backward_flops1) {
+  return LayerKind{
+      .name = std::move(name),
+      .summary = std::move(summary),
+      .op_class = OpClass::kElementwise,
+      .min_inputs = 2,
+      .max_inputs = 2,
+      .is_loss = true,
+      .infer = same_shape_loss,
+      .forward =
+          [flops_per_element](ForwardContext& ctx) {
+            ctx.emit(ctx.make("fwd", OpClass::kElementwise,
+                              flops_per_element * d(ctx.in(0).elements()),
+                              ctx.in(0).bytes() + ctx.in(1).bytes(), 4.0));
+          },
+      .backward =
+          [backward_flops0, backward_flops1](BackwardContext& ctx) {
+            pairwise_backward(ctx, backward_flops0, backward_flops1);
+          },
+  };
+}
+
 }  // namespace
 
 void register_loss_ops(LayerRegistry& r) {
@@ -118,36 +143,12 @@ void register_loss_ops(LayerRegistry& r) {
             ctx.emit(std::move(op), 0);
           },
   });
-  r.add(LayerKind{
-      .name = "mse",
-      .summary = "squared error of two same-shape tensors (prediction, target), summed or mean",
-      .op_class = OpClass::kElementwise,
-      .min_inputs = 2,
-      .max_inputs = 2,
-      .is_loss = true,
-      .infer = same_shape_loss,
-      .forward =
-          [](ForwardContext& ctx) {
-            ctx.emit(ctx.make("fwd", OpClass::kElementwise, 3.0 * d(ctx.in(0).elements()),
-                              ctx.in(0).bytes() + ctx.in(1).bytes(), 4.0));
-          },
-      .backward = [](BackwardContext& ctx) { pairwise_backward(ctx, 2, 2); },
-  });
-  r.add(LayerKind{
-      .name = "vae_kl",
-      .summary = "VAE KL divergence of N(mean, exp(logvar)) to N(0, I); inputs mean, logvar",
-      .op_class = OpClass::kElementwise,
-      .min_inputs = 2,
-      .max_inputs = 2,
-      .is_loss = true,
-      .infer = same_shape_loss,
-      .forward =
-          [](ForwardContext& ctx) {
-            ctx.emit(ctx.make("fwd", OpClass::kElementwise, 6.0 * d(ctx.in(0).elements()),
-                              ctx.in(0).bytes() + ctx.in(1).bytes(), 4.0));
-          },
-      .backward = [](BackwardContext& ctx) { pairwise_backward(ctx, 1, 3); },
-  });
+  r.add(pairwise_loss(
+      "mse", "squared error of two same-shape tensors (prediction, target), summed or mean", 3.0, 2,
+      2));
+  r.add(pairwise_loss("vae_kl",
+                      "VAE KL divergence of N(mean, exp(logvar)) to N(0, I); inputs mean, logvar",
+                      6.0, 1, 3));
   r.add(LayerKind{
       .name = "ctc",
       .summary = "connectionist temporal classification (approximate cost); logits [T, N, C], "
