@@ -1,6 +1,7 @@
-// ONNX rules for the neural-network ops: Conv, Gemm, MatMul, pooling, normalization,
-// softmax, dropout. Each maps onto the zoo's kinds (conv2d, linear, matmul, maxpool2d,
-// avgpool2d, batchnorm2d, layer_norm, softmax, dropout), so their cost formulas apply.
+// ONNX rules for the neural-network ops: Conv, ConvTranspose, Gemm, MatMul, pooling,
+// normalization, softmax, dropout. Each maps onto the zoo's kinds (conv2d, conv_transpose2d,
+// linear, matmul, maxpool2d, avgpool2d, batchnorm2d, instance_norm, layer_norm, softmax,
+// dropout), so their cost formulas apply.
 // Weights (Conv W, Gemm B) give the geometry whether they are initializers or graph inputs;
 // the kind counts them. Asymmetric ONNX pads become an explicit pad layer before a
 // symmetric-padding kind.
@@ -60,6 +61,41 @@ void conv(ImportContext& ctx, const ::onnx::NodeProto& node) {
            {"bias", ctx.has_input(node, 2)}};
   const std::string in = window_padding(ctx, node, node.input(0), p);
   ctx.emit(node, "conv2d", std::move(p), {in}, {node.output(0)});
+}
+
+// ConvTranspose: weight [C, K/g, R, S]. Only symmetric explicit pads (or VALID) map onto
+// conv_transpose2d; SAME auto_pad and an explicit output_shape are rejected.
+void conv_transpose(ImportContext& ctx, const ::onnx::NodeProto& node) {
+  const Value& x = ctx.input(node, 0);
+  const Value& w = ctx.input(node, 1);
+  require_2d(ctx, node, x);
+  if (w.info.shape.size() != 4) ctx.fail(node, "expects a rank-4 weight [C, K/g, R, S]");
+  const std::int64_t groups = ctx.attr_int(node, "group", 1);
+  const std::string auto_pad = ctx.attr_string(node, "auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID")
+    ctx.fail(node, fmt::format("auto_pad {} is not supported (use NOTSET with explicit pads, or "
+                               "VALID)",
+                               auto_pad));
+  if (ctx.has_attr(node, "output_shape"))
+    ctx.fail(node, "the output_shape attribute is not supported (give pads and output_padding)");
+  const Ints pads =
+      auto_pad == "VALID" ? Ints{0, 0, 0, 0} : ctx.attr_ints(node, "pads", {0, 0, 0, 0});
+  if (pads.size() != 4) ctx.fail(node, fmt::format("expects 4 pads for 2-D (got {})", pads.size()));
+  if (pads[0] != pads[2] || pads[1] != pads[3])
+    ctx.fail(node, fmt::format("asymmetric pads {} are not supported", shape_str(pads)));
+  const Ints kernel = ctx.attr_ints(node, "kernel_shape", {w.info.shape[2], w.info.shape[3]});
+  if (kernel != Ints{w.info.shape[2], w.info.shape[3]})
+    ctx.fail(node, fmt::format("kernel_shape {} does not match the weight {}", shape_str(kernel),
+                               shape_str(w.info.shape)));
+  Params p{{"out_channels", w.info.shape[1] * groups},
+           {"kernel", kernel},
+           {"stride", ctx.attr_ints(node, "strides", {1, 1})},
+           {"padding", Ints{pads[0], pads[1]}},
+           {"output_padding", ctx.attr_ints(node, "output_padding", {0, 0})},
+           {"dilation", ctx.attr_ints(node, "dilations", {1, 1})},
+           {"groups", groups},
+           {"bias", ctx.has_input(node, 2)}};
+  ctx.emit(node, "conv_transpose2d", std::move(p), {node.input(0)}, {node.output(0)});
 }
 
 void pool(ImportContext& ctx, const ::onnx::NodeProto& node, const std::string& kind) {
@@ -157,6 +193,11 @@ void dropout(ImportContext& ctx, const ::onnx::NodeProto& node) {
 
 void add_nn_rules(OnnxRuleTable& t) {
   t["Conv"] = conv;
+  t["ConvTranspose"] = conv_transpose;
+  t["InstanceNormalization"] = [](ImportContext& c, const ::onnx::NodeProto& n) {
+    c.emit(n, "instance_norm", {{"eps", static_cast<double>(c.attr_float(n, "epsilon", 1e-5))}},
+           {n.input(0)}, {n.output(0)});
+  };
   t["MaxPool"] = [](ImportContext& c, const ::onnx::NodeProto& n) { pool(c, n, "maxpool2d"); };
   t["AveragePool"] = [](ImportContext& c, const ::onnx::NodeProto& n) { pool(c, n, "avgpool2d"); };
   t["GlobalAveragePool"] = [](ImportContext& c, const ::onnx::NodeProto& n) {

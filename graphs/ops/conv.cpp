@@ -1,6 +1,11 @@
 // Convolution (2-D, NCHW, groups, dilation, stride, padding). FLOPs count the direct
 // convolution, 2*N*K*P*Q*(C/g)*R*S (DeepBench's convention); convolution runs as an
 // implicit GEMM with m = N*P*Q, n = K, k = (C/g)*R*S per group.
+// Transposed convolution (conv_transpose2d, the gradient of a conv with respect to its
+// input; Dumoulin & Visin 2016, "A guide to convolution arithmetic", relation 14): output
+// (in-1)*stride - 2*pad + dilation*(k-1) + output_padding + 1, FLOPs 2*N*C*H*W*(K/g)*R*S,
+// the MACs of the conv it transposes; it runs as a GEMM then col2im (Caffe's Deconvolution)
+// with m = N*H*W, n = (K/g)*R*S, k = C/g per group.
 
 #include <cmath>
 
@@ -112,6 +117,111 @@ void backward(BackwardContext& ctx) {
   }
 }
 
+// conv_transpose2d: input [N, C, H, W], output [N, K, P, Q], weight [C, K/g, R, S].
+struct ConvTransposeGeometry {
+  std::int64_t n, c, h, w, k, r, s, p, q, groups;
+  std::int64_t stride_h, stride_w;
+  double forward_flops() const {
+    return 2.0 * d(n) * d(c) * d(h) * d(w) * d(k / groups) * d(r) * d(s);
+  }
+  std::int64_t weight_elements() const { return c * (k / groups) * r * s; }
+  void describe(Operator& op) const {
+    op.conv_kernel = r == s ? static_cast<int>(r) : 0;
+    op.conv_stride = stride_h == stride_w ? static_cast<int>(stride_h) : 0;
+  }
+};
+
+std::int64_t transposed_out_dim(const Layer& layer, std::int64_t in, std::int64_t kernel,
+                                std::int64_t stride, std::int64_t dilation, std::int64_t pad,
+                                std::int64_t output_padding) {
+  check(output_padding < std::max(stride, dilation), layer,
+        fmt::format("output_padding {} must be smaller than the stride {} or the dilation {}",
+                    output_padding, stride, dilation));
+  const std::int64_t out =
+      (in - 1) * stride - 2 * pad + dilation * (kernel - 1) + output_padding + 1;
+  check(out > 0, layer,
+        fmt::format("padding {} leaves no output (input {}, kernel {}, stride {})", pad, in, kernel,
+                    stride));
+  return out;
+}
+
+ConvTransposeGeometry transpose_geometry(const Layer& layer, const TensorInfo& x) {
+  expect_rank(layer, x, 4, "[N, C, H, W]");
+  ConvTransposeGeometry g{};
+  g.n = x.shape[0];
+  g.c = x.shape[1];
+  g.h = x.shape[2];
+  g.w = x.shape[3];
+  g.k = layer.get_int("out_channels");
+  g.groups = layer.get_int("groups");
+  const auto kernel = layer.get_ints("kernel", 2);
+  const auto stride = layer.get_ints("stride", 2);
+  const auto dilation = layer.get_ints("dilation", 2);
+  const auto pad = layer.get_ints("padding", 2);
+  const auto output_padding = layer.get_ints("output_padding", 2);
+  check(
+      g.groups > 0 && g.c % g.groups == 0 && g.k % g.groups == 0, layer,
+      fmt::format("groups {} must divide in channels {} and out_channels {}", g.groups, g.c, g.k));
+  g.r = kernel[0];
+  g.s = kernel[1];
+  g.stride_h = stride[0];
+  g.stride_w = stride[1];
+  g.p = transposed_out_dim(layer, g.h, g.r, stride[0], dilation[0], pad[0], output_padding[0]);
+  g.q = transposed_out_dim(layer, g.w, g.s, stride[1], dilation[1], pad[1], output_padding[1]);
+  return g;
+}
+
+std::vector<TensorInfo> transpose_infer(const Layer& layer, const std::vector<TensorInfo>& in) {
+  const ConvTransposeGeometry g = transpose_geometry(layer, in.front());
+  return {TensorInfo{{g.n, g.k, g.p, g.q}, in.front().dtype}};
+}
+
+std::vector<Weight> transpose_weights(const Layer& layer, const std::vector<TensorInfo>& in) {
+  const ConvTransposeGeometry g = transpose_geometry(layer, in.front());
+  std::vector<Weight> w{{"weight", g.weight_elements()}};
+  if (layer.get_bool("bias")) w.push_back({"bias", g.k});
+  return w;
+}
+
+void transpose_forward(ForwardContext& ctx) {
+  const ConvTransposeGeometry g = transpose_geometry(ctx.layer, ctx.in());
+  const double e = dtype_bytes(ctx.in().dtype);
+  const double weight_bytes = e * d(g.weight_elements());
+  const bool bias = ctx.layer.get_bool("bias");
+  const double flops = g.forward_flops() + (bias ? d(ctx.out().elements()) : 0.0);
+  Operator op =
+      ctx.make("fwd", OpClass::kConv, flops,
+               ctx.in().bytes() + weight_bytes + (bias ? e * d(g.k) : 0.0), ctx.out().bytes());
+  op.gemm = {g.n * g.h * g.w, (g.k / g.groups) * g.r * g.s, g.c / g.groups, g.groups};
+  g.describe(op);
+  ctx.emit(std::move(op));
+}
+
+void transpose_backward(BackwardContext& ctx) {
+  const ConvTransposeGeometry g = transpose_geometry(ctx.layer, ctx.in());
+  const double e = dtype_bytes(ctx.in().dtype);
+  const double weight_bytes = e * d(g.weight_elements());
+  if (ctx.needs_input_grad(0)) {
+    // dX = conv(dY, W): a forward convolution, P x Q -> H x W, the same MACs.
+    Operator op = ctx.make("bwd_data", OpClass::kConv, Phase::kBackwardData, g.forward_flops(),
+                           ctx.out().bytes() + weight_bytes, ctx.in().bytes());
+    op.gemm = {g.n * g.h * g.w, g.c / g.groups, (g.k / g.groups) * g.r * g.s, g.groups};
+    g.describe(op);
+    ctx.emit(std::move(op), 0);
+  }
+  // dW = X^T (*) dY: the same MACs again.
+  Operator dw = ctx.make("bwd_weight", OpClass::kConv, Phase::kBackwardWeight, g.forward_flops(),
+                         ctx.out().bytes() + ctx.in().bytes(), weight_bytes);
+  dw.gemm = {g.c / g.groups, (g.k / g.groups) * g.r * g.s, g.n * g.h * g.w, g.groups};
+  g.describe(dw);
+  ctx.emit(std::move(dw), -1, 0);
+  if (ctx.layer.get_bool("bias")) {
+    ctx.emit(ctx.make("bwd_bias", OpClass::kReduction, Phase::kBackwardWeight,
+                      d(ctx.out().elements()), ctx.out().bytes(), e * d(g.k)),
+             -1, 1);
+  }
+}
+
 }  // namespace
 
 void register_conv_ops(LayerRegistry& r) {
@@ -131,6 +241,22 @@ void register_conv_ops(LayerRegistry& r) {
       .weights = weights,
       .forward = forward,
       .backward = backward,
+  });
+  r.add(LayerKind{
+      .name = "conv_transpose2d",
+      .summary = "2-D transposed convolution, NCHW; groups, dilation, stride, output_padding",
+      .op_class = OpClass::kConv,
+      .params = {int_param("out_channels", "output channels K"),
+                 ints_param("kernel", "kernel R x S (one value or [R, S])"),
+                 ints_param("stride", "stride", "1"),
+                 ints_param("padding", "padding removed from each side of the output", "0"),
+                 ints_param("output_padding", "extra rows/columns at the end of the output", "0"),
+                 ints_param("dilation", "dilation", "1"), int_param("groups", "groups", "1"),
+                 bool_param("bias", "add a bias", "true")},
+      .infer = transpose_infer,
+      .weights = transpose_weights,
+      .forward = transpose_forward,
+      .backward = transpose_backward,
   });
 }
 

@@ -1,6 +1,9 @@
 // Normalization layers. Batch norm (training) reads the input twice (statistics, then
 // normalize) and writes it once; its backward reads input and output gradient twice
-// (two reductions, then the elementwise gradient). LRN sums a window of 2r+1 channels.
+// (two reductions, then the elementwise gradient). Instance norm (Ulyanov et al. 2016)
+// normalizes each (n, c) over its spatial dims with its own statistics in training and
+// inference alike, so it always costs batch norm's training passes. LRN sums a window of
+// 2r+1 channels.
 
 #include "graphs/ops/common.h"
 
@@ -32,6 +35,12 @@ void batchnorm_backward(BackwardContext& ctx) {
                          (ctx.needs_input_grad(0) ? ctx.in().bytes() : 0.0) + 2.0 * e * d(c));
   ctx.emit(std::move(op), ctx.needs_input_grad(0) ? 0 : -1, 0);
   ctx.mark_weight(1);
+}
+
+void instance_norm_forward(ForwardContext& ctx) {
+  // Statistics (3 FLOPs/element) then scale-shift (4), reading the input twice.
+  ctx.emit(ctx.make("fwd", OpClass::kNormalization, 7.0 * d(ctx.in().elements()),
+                    2.0 * ctx.in().bytes(), ctx.out().bytes()));
 }
 
 // Layer norm over the trailing dims from `axis` (Ba et al. 2016), one fused kernel per pass:
@@ -81,6 +90,21 @@ void register_norm_ops(LayerRegistry& r) {
           },
       .weights = batchnorm_weights,
       .forward = batchnorm_forward,
+      .backward = batchnorm_backward,
+  });
+  r.add(LayerKind{
+      .name = "instance_norm",
+      .summary = "instance normalization over the spatial dims of each (n, c) (scale, shift per C)",
+      .op_class = OpClass::kNormalization,
+      .params = {float_param("eps", "variance epsilon", "1e-5")},
+      .infer =
+          [](const Layer& layer, const std::vector<TensorInfo>& in) {
+            check(in.front().shape.size() >= 3, layer,
+                  fmt::format("expects [N, C, D1, ...] (got {})", shape_str(in.front().shape)));
+            return same_as_input(layer, in);
+          },
+      .weights = batchnorm_weights,
+      .forward = instance_norm_forward,
       .backward = batchnorm_backward,
   });
   r.add(LayerKind{

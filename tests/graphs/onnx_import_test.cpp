@@ -227,3 +227,134 @@ TEST_CASE("asymmetric pads become a pad layer before a symmetric conv", "[onnx]"
       CHECK(lowered.graph.op(id).flops == Approx(2.0 * 4 * 7 * 7 * 3 * 3 * 3));
     }
 }
+
+namespace {
+// The forward op of the first layer of `kind` in an inference lowering.
+const Operator& forward_op(const LoweredNetwork& lowered, const std::string& kind) {
+  for (OpId id = 0; id < lowered.graph.size(); ++id)
+    if (lowered.graph.op(id).kind == kind && lowered.graph.op(id).phase == Phase::kForward)
+      return lowered.graph.op(id);
+  FAIL("no forward op of kind " << kind);
+  throw;
+}
+}  // namespace
+
+TEST_CASE("ConvTranspose maps onto conv_transpose2d with the transposed geometry", "[onnx]") {
+  ModelBuilder m(13);
+  m.input("x", {"2", "8", "5", "5"});
+  m.initializer("W", {8, 4, 3, 3});  // [C, K/g, R, S], g = 2: K = 8
+  m.initializer("B", {8});
+  auto* n = m.node("ConvTranspose", {"x", "W", "B"}, {"y"});
+  set_ints(n, "strides", {2, 2});
+  set_ints(n, "pads", {1, 1, 1, 1});
+  set_ints(n, "output_padding", {1, 1});
+  set_ints(n, "kernel_shape", {3, 3});
+  set_int(n, "group", 2);
+  m.output("y");
+  const BoundNetwork net = graphs::onnx::import_onnx(m.save("amdahl_convt.onnx"), {});
+  REQUIRE(net.layers.size() == 2);  // and the loss appended for training
+  CHECK(net.layers[0].kind == "conv_transpose2d");
+  const LoweredNetwork lowered = lower(net, {.mode = Mode::kInfer});
+  const Operator& op = forward_op(lowered, "conv_transpose2d");
+  // out = (in-1)*stride - 2*pad + dilation*(k-1) + output_padding + 1 = 8 - 2 + 2 + 1 + 1.
+  CHECK(op.output_shape == Shape{2, 8, 10, 10});
+  // 2*N*C*H*W*(K/g)*R*S plus one add per output for the bias.
+  CHECK(op.flops == Approx(2.0 * 2 * 8 * 5 * 5 * 4 * 3 * 3 + 2 * 8 * 10 * 10));
+  CHECK(op.gemm.m * op.gemm.n * op.gemm.k * op.gemm.batch == 2 * 5 * 5 * 4 * 3 * 3 * 4 * 2);
+  // Weight C*(K/g)*R*S plus bias K.
+  CHECK(lowered.parameters == 8 * 4 * 3 * 3 + 8);
+
+  // Training: dW is a correlation with the forward's MACs.
+  const LoweredNetwork train = lower(net, {.mode = Mode::kTrain});
+  double bwd_weight = 0;
+  for (OpId id = 0; id < train.graph.size(); ++id) {
+    const Operator& o = train.graph.op(id);
+    if (o.kind != "conv_transpose2d") continue;
+    if (o.phase == Phase::kBackwardWeight && o.op_class == OpClass::kConv) bwd_weight += o.flops;
+  }
+  CHECK(bwd_weight == Approx(2.0 * 2 * 8 * 5 * 5 * 4 * 3 * 3));
+}
+
+TEST_CASE("InstanceNormalization maps onto instance_norm", "[onnx]") {
+  ModelBuilder m(13);
+  m.input("x", {"2", "3", "4", "4"});
+  m.initializer("scale", {3});
+  m.initializer("bias", {3});
+  m.node("InstanceNormalization", {"x", "scale", "bias"}, {"y"});
+  m.output("y");
+  const BoundNetwork net = graphs::onnx::import_onnx(m.save("amdahl_inorm.onnx"), {});
+  REQUIRE(net.layers.size() == 2);  // and the loss appended for training
+  CHECK(net.layers[0].kind == "instance_norm");
+  const LoweredNetwork lowered = lower(net, {.mode = Mode::kInfer});
+  const Operator& op = forward_op(lowered, "instance_norm");
+  CHECK(op.output_shape == Shape{2, 3, 4, 4});
+  // Per-instance statistics even in inference: batch norm's training cost, 7 FLOPs/element.
+  CHECK(op.flops == Approx(7.0 * 2 * 3 * 4 * 4));
+  CHECK(lowered.parameters == 2 * 3);
+}
+
+TEST_CASE("Einsum matrix products map onto matmul", "[onnx]") {
+  struct Case {
+    std::string eq;
+    std::vector<std::string> a, b;
+    Shape out;
+    double flops;
+  };
+  const std::vector<Case> cases = {
+      {"ij,jk->ik", {"3", "5"}, {"5", "7"}, {3, 7}, 2.0 * 3 * 5 * 7},
+      {"ik,jk->ij", {"3", "5"}, {"7", "5"}, {3, 7}, 2.0 * 3 * 5 * 7},
+      {"ij,jk->ki", {"3", "5"}, {"5", "7"}, {7, 3}, 2.0 * 3 * 5 * 7},
+      {"bij,bjk->bik", {"2", "3", "5"}, {"2", "5", "7"}, {2, 3, 7}, 2.0 * 2 * 3 * 5 * 7},
+      {"bhid,bhjd->bhij",
+       {"2", "4", "8", "16"},
+       {"2", "4", "10", "16"},
+       {2, 4, 8, 10},
+       2.0 * 2 * 4 * 8 * 10 * 16},
+      {"bhij,bhjd->bhid",
+       {"2", "4", "8", "10"},
+       {"2", "4", "10", "16"},
+       {2, 4, 8, 16},
+       2.0 * 2 * 4 * 8 * 10 * 16},
+  };
+  for (const Case& c : cases) {
+    INFO(c.eq);
+    ModelBuilder m(13);
+    m.input("a", c.a);
+    m.input("b", c.b);
+    auto* n = m.node("Einsum", {"a", "b"}, {"y"});
+    auto* attr = n->add_attribute();
+    attr->set_name("equation");
+    attr->set_type(::onnx::AttributeProto::STRING);
+    attr->set_s(c.eq);
+    m.output("y");
+    const BoundNetwork net = graphs::onnx::import_onnx(m.save("amdahl_einsum.onnx"), {});
+    REQUIRE(net.layers.size() == 2);  // and the loss appended for training
+    CHECK(net.layers[0].kind == "matmul");
+    const LoweredNetwork lowered = lower(net, {.mode = Mode::kInfer});
+    const Operator& op = forward_op(lowered, "matmul");
+    CHECK(op.output_shape == c.out);
+    CHECK(op.flops == Approx(c.flops));
+  }
+}
+
+TEST_CASE("an unsupported Einsum equation names the node, the equation and the forms", "[onnx]") {
+  ModelBuilder m(13);
+  m.input("a", {"2", "3", "5"});
+  m.input("b", {"5", "7"});
+  auto* n = m.node("Einsum", {"a", "b"}, {"y"}, "proj_einsum");
+  auto* attr = n->add_attribute();
+  attr->set_name("equation");
+  attr->set_type(::onnx::AttributeProto::STRING);
+  attr->set_s("bij,jk->bik");
+  m.output("y");
+  std::string e = "no error";
+  try {
+    graphs::onnx::import_onnx(m.save("amdahl_einsum_bad.onnx"), {});
+  } catch (const UserError& err) {
+    e = err.what();
+  }
+  CHECK_THAT(e, Contains("node 'proj_einsum'"));
+  CHECK_THAT(e, Contains("equation 'bij,jk->bik' is not supported"));
+  CHECK_THAT(e, Contains("bhid,bhjd->bhij"));
+  CHECK(e.find('\n') == std::string::npos);
+}
