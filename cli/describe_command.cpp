@@ -13,6 +13,10 @@
 #include "util/error.h"
 #include "util/suggest.h"
 
+#ifdef AMDAHL_WITH_ONNX_IMPORT
+#include "graphs/onnx/onnx_import.h"
+#endif
+
 namespace amdahl::cli {
 namespace {
 
@@ -91,6 +95,10 @@ void describe_ops(std::ostream& out) {
     t.add({name, std::string(graphs::op_class_name(kind.op_class)), inputs, params, kind.summary});
   }
   t.print(out);
+#ifdef AMDAHL_WITH_ONNX_IMPORT
+  out << fmt::format("\nONNX ops imported (--onnx FILE; each maps onto a kind above):\n  {}\n",
+                     join(graphs::onnx::supported_onnx_ops()));
+#endif
 }
 
 }  // namespace
