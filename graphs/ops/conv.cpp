@@ -15,16 +15,43 @@ namespace amdahl::graphs {
 namespace {
 using namespace ops;
 
-struct ConvGeometry {
+// What a convolution and a transposed convolution share: input N x C x H x W, K output
+// channels in `groups`, an R x S window with strides, and the output P x Q.
+struct WindowGeometry {
   std::int64_t n, c, h, w, k, r, s, p, q, groups;
   std::int64_t stride_h, stride_w;
-  double macs_per_output() const { return d(c / groups) * d(r) * d(s); }
-  double forward_flops() const { return 2.0 * d(n) * d(k) * d(p) * d(q) * macs_per_output(); }
   // Square kernels and equal strides only (0 otherwise): Operator::conv_kernel/conv_stride.
   void describe(Operator& op) const {
     op.conv_kernel = r == s ? static_cast<int>(r) : 0;
     op.conv_stride = stride_h == stride_w ? static_cast<int>(stride_h) : 0;
   }
+};
+
+// Reads everything but P x Q from the layer and its NCHW input; checks the groups.
+WindowGeometry read_window(const Layer& layer, const TensorInfo& x) {
+  expect_rank(layer, x, 4, "[N, C, H, W]");
+  WindowGeometry g{};
+  g.n = x.shape[0];
+  g.c = x.shape[1];
+  g.h = x.shape[2];
+  g.w = x.shape[3];
+  g.k = layer.get_int("out_channels");
+  g.groups = layer.get_int("groups");
+  check(
+      g.groups > 0 && g.c % g.groups == 0 && g.k % g.groups == 0, layer,
+      fmt::format("groups {} must divide in channels {} and out_channels {}", g.groups, g.c, g.k));
+  const auto kernel = layer.get_ints("kernel", 2);
+  const auto stride = layer.get_ints("stride", 2);
+  g.r = kernel[0];
+  g.s = kernel[1];
+  g.stride_h = stride[0];
+  g.stride_w = stride[1];
+  return g;
+}
+
+struct ConvGeometry : WindowGeometry {
+  double macs_per_output() const { return d(c / groups) * d(r) * d(s); }
+  double forward_flops() const { return 2.0 * d(n) * d(k) * d(p) * d(q) * macs_per_output(); }
 };
 
 // Output size of one spatial dim. padding "same" follows TensorFlow (ceil(in/stride)),
@@ -41,26 +68,11 @@ std::int64_t out_dim(const Layer& layer, std::int64_t in, std::int64_t kernel, s
 }
 
 ConvGeometry geometry(const Layer& layer, const TensorInfo& x) {
-  expect_rank(layer, x, 4, "[N, C, H, W]");
-  ConvGeometry g{};
-  g.n = x.shape[0];
-  g.c = x.shape[1];
-  g.h = x.shape[2];
-  g.w = x.shape[3];
-  g.k = layer.get_int("out_channels");
-  g.groups = layer.get_int("groups");
-  const auto kernel = layer.get_ints("kernel", 2);
+  ConvGeometry g{read_window(layer, x)};
   const auto stride = layer.get_ints("stride", 2);
   const auto dilation = layer.get_ints("dilation", 2);
   const auto pad = layer.get_ints("padding", 2);
   const std::string& mode = layer.get_string("padding_mode");
-  check(
-      g.groups > 0 && g.c % g.groups == 0 && g.k % g.groups == 0, layer,
-      fmt::format("groups {} must divide in channels {} and out_channels {}", g.groups, g.c, g.k));
-  g.r = kernel[0];
-  g.s = kernel[1];
-  g.stride_h = stride[0];
-  g.stride_w = stride[1];
   g.p = out_dim(layer, g.h, g.r, stride[0], dilation[0], pad[0], mode);
   g.q = out_dim(layer, g.w, g.s, stride[1], dilation[1], pad[1], mode);
   return g;
@@ -118,17 +130,11 @@ void backward(BackwardContext& ctx) {
 }
 
 // conv_transpose2d: input [N, C, H, W], output [N, K, P, Q], weight [C, K/g, R, S].
-struct ConvTransposeGeometry {
-  std::int64_t n, c, h, w, k, r, s, p, q, groups;
-  std::int64_t stride_h, stride_w;
+struct ConvTransposeGeometry : WindowGeometry {
   double forward_flops() const {
     return 2.0 * d(n) * d(c) * d(h) * d(w) * d(k / groups) * d(r) * d(s);
   }
   std::int64_t weight_elements() const { return c * (k / groups) * r * s; }
-  void describe(Operator& op) const {
-    op.conv_kernel = r == s ? static_cast<int>(r) : 0;
-    op.conv_stride = stride_h == stride_w ? static_cast<int>(stride_h) : 0;
-  }
 };
 
 std::int64_t transposed_out_dim(const Layer& layer, std::int64_t in, std::int64_t kernel,
@@ -146,26 +152,11 @@ std::int64_t transposed_out_dim(const Layer& layer, std::int64_t in, std::int64_
 }
 
 ConvTransposeGeometry transpose_geometry(const Layer& layer, const TensorInfo& x) {
-  expect_rank(layer, x, 4, "[N, C, H, W]");
-  ConvTransposeGeometry g{};
-  g.n = x.shape[0];
-  g.c = x.shape[1];
-  g.h = x.shape[2];
-  g.w = x.shape[3];
-  g.k = layer.get_int("out_channels");
-  g.groups = layer.get_int("groups");
-  const auto kernel = layer.get_ints("kernel", 2);
+  ConvTransposeGeometry g{read_window(layer, x)};
   const auto stride = layer.get_ints("stride", 2);
   const auto dilation = layer.get_ints("dilation", 2);
   const auto pad = layer.get_ints("padding", 2);
   const auto output_padding = layer.get_ints("output_padding", 2);
-  check(
-      g.groups > 0 && g.c % g.groups == 0 && g.k % g.groups == 0, layer,
-      fmt::format("groups {} must divide in channels {} and out_channels {}", g.groups, g.c, g.k));
-  g.r = kernel[0];
-  g.s = kernel[1];
-  g.stride_h = stride[0];
-  g.stride_w = stride[1];
   g.p = transposed_out_dim(layer, g.h, g.r, stride[0], dilation[0], pad[0], output_padding[0]);
   g.q = transposed_out_dim(layer, g.w, g.s, stride[1], dilation[1], pad[1], output_padding[1]);
   return g;
