@@ -68,6 +68,13 @@ inline Operator elementwise_backward(const BackwardContext& ctx, const std::stri
                   (1 + saved_tensors) * n * e, ctx.in().bytes());
 }
 
+// Views (flatten, reshape, identity, ...): no forward op, and the output gradient flows to
+// the input unchanged.
+inline void view_forward(ForwardContext&) {}
+inline void view_backward(BackwardContext& ctx) {
+  if (ctx.needs_input_grad(0)) ctx.pass_input_grad(0);
+}
+
 // The same layer with the same inputs, output same shape as the first input.
 inline std::vector<TensorInfo> same_as_input(const Layer&, const std::vector<TensorInfo>& in) {
   return {in.front()};

@@ -49,6 +49,27 @@ WindowGeometry read_window(const Layer& layer, const TensorInfo& x) {
   return g;
 }
 
+// Emits a convolution's or a transposed convolution's backward ops in order: the data
+// gradient (reads dY and W, writes dX; an implicit GEMM over the input grid, `flops`), the
+// layer's own `weight_grad`, and the bias gradient (dY reduced per output channel).
+void emit_data_and_bias_grads(BackwardContext& ctx, const WindowGeometry& g, double flops,
+                              double weight_bytes, Operator weight_grad) {
+  if (ctx.needs_input_grad(0)) {
+    Operator op = ctx.make("bwd_data", OpClass::kConv, Phase::kBackwardData, flops,
+                           ctx.out().bytes() + weight_bytes, ctx.in().bytes());
+    op.gemm = {g.n * g.h * g.w, g.c / g.groups, (g.k / g.groups) * g.r * g.s, g.groups};
+    g.describe(op);
+    ctx.emit(std::move(op), 0);
+  }
+  ctx.emit(std::move(weight_grad), -1, 0);
+  if (ctx.layer.get_bool("bias")) {
+    const double e = dtype_bytes(ctx.in().dtype);
+    ctx.emit(ctx.make("bwd_bias", OpClass::kReduction, Phase::kBackwardWeight,
+                      d(ctx.out().elements()), ctx.out().bytes(), e * d(g.k)),
+             -1, 1);
+  }
+}
+
 struct ConvGeometry : WindowGeometry {
   double macs_per_output() const { return d(c / groups) * d(r) * d(s); }
   double forward_flops() const { return 2.0 * d(n) * d(k) * d(p) * d(q) * macs_per_output(); }
@@ -108,25 +129,13 @@ void backward(BackwardContext& ctx) {
   const ConvGeometry g = geometry(ctx.layer, ctx.in());
   const double e = dtype_bytes(ctx.in().dtype);
   const double weight_bytes = e * d(g.k * (g.c / g.groups) * g.r * g.s);
-  if (ctx.needs_input_grad(0)) {
-    // dX = dY (*) W^T: the same MACs as the forward pass.
-    Operator op = ctx.make("bwd_data", OpClass::kConv, Phase::kBackwardData, g.forward_flops(),
-                           ctx.out().bytes() + weight_bytes, ctx.in().bytes());
-    op.gemm = {g.n * g.h * g.w, g.c / g.groups, (g.k / g.groups) * g.r * g.s, g.groups};
-    g.describe(op);
-    ctx.emit(std::move(op), 0);
-  }
-  // dW = X^T (*) dY: the same MACs again.
+  // dW = X^T (*) dY: the same MACs as the forward pass.
   Operator dw = ctx.make("bwd_weight", OpClass::kConv, Phase::kBackwardWeight, g.forward_flops(),
                          ctx.out().bytes() + ctx.in().bytes(), weight_bytes);
   dw.gemm = {g.k / g.groups, (g.c / g.groups) * g.r * g.s, g.n * g.p * g.q, g.groups};
   g.describe(dw);
-  ctx.emit(std::move(dw), -1, 0);
-  if (ctx.layer.get_bool("bias")) {
-    ctx.emit(ctx.make("bwd_bias", OpClass::kReduction, Phase::kBackwardWeight,
-                      d(ctx.out().elements()), ctx.out().bytes(), e * d(g.k)),
-             -1, 1);
-  }
+  // dX = dY (*) W^T: the same MACs again.
+  emit_data_and_bias_grads(ctx, g, g.forward_flops(), weight_bytes, std::move(dw));
 }
 
 // conv_transpose2d: input [N, C, H, W], output [N, K, P, Q], weight [C, K/g, R, S].
@@ -192,25 +201,13 @@ void transpose_backward(BackwardContext& ctx) {
   const ConvTransposeGeometry g = transpose_geometry(ctx.layer, ctx.in());
   const double e = dtype_bytes(ctx.in().dtype);
   const double weight_bytes = e * d(g.weight_elements());
-  if (ctx.needs_input_grad(0)) {
-    // dX = conv(dY, W): a forward convolution, P x Q -> H x W, the same MACs.
-    Operator op = ctx.make("bwd_data", OpClass::kConv, Phase::kBackwardData, g.forward_flops(),
-                           ctx.out().bytes() + weight_bytes, ctx.in().bytes());
-    op.gemm = {g.n * g.h * g.w, g.c / g.groups, (g.k / g.groups) * g.r * g.s, g.groups};
-    g.describe(op);
-    ctx.emit(std::move(op), 0);
-  }
-  // dW = X^T (*) dY: the same MACs again.
+  // dW = X^T (*) dY: the same MACs as the forward pass.
   Operator dw = ctx.make("bwd_weight", OpClass::kConv, Phase::kBackwardWeight, g.forward_flops(),
                          ctx.out().bytes() + ctx.in().bytes(), weight_bytes);
   dw.gemm = {g.c / g.groups, (g.k / g.groups) * g.r * g.s, g.n * g.h * g.w, g.groups};
   g.describe(dw);
-  ctx.emit(std::move(dw), -1, 0);
-  if (ctx.layer.get_bool("bias")) {
-    ctx.emit(ctx.make("bwd_bias", OpClass::kReduction, Phase::kBackwardWeight,
-                      d(ctx.out().elements()), ctx.out().bytes(), e * d(g.k)),
-             -1, 1);
-  }
+  // dX = conv(dY, W): a forward convolution, P x Q -> H x W, the same MACs again.
+  emit_data_and_bias_grads(ctx, g, g.forward_flops(), weight_bytes, std::move(dw));
 }
 
 }  // namespace

@@ -149,7 +149,7 @@ void register_movement_ops(LayerRegistry& r) {
       .op_class = OpClass::kDataMovement,
       .params = {int_param("axis", "dim to split", "0"), ints_param("sizes", "part sizes")},
       .infer = split_infer,
-      .forward = [](ForwardContext&) {},
+      .forward = view_forward,
       .backward =
           [](BackwardContext& ctx) {
             if (!ctx.needs_input_grad(0)) return;

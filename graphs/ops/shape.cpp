@@ -96,11 +96,8 @@ void register_shape_ops(LayerRegistry& r) {
       .summary = "passes its input through (no op); selects a tensor for variants",
       .op_class = OpClass::kDataMovement,
       .infer = same_as_input,
-      .forward = [](ForwardContext&) {},
-      .backward =
-          [](BackwardContext& ctx) {
-            if (ctx.needs_input_grad(0)) ctx.pass_input_grad(0);
-          },
+      .forward = view_forward,
+      .backward = view_backward,
   });
   r.add(LayerKind{
       .name = "flatten",
@@ -119,11 +116,8 @@ void register_shape_ops(LayerRegistry& r) {
             out.push_back(tail);
             return std::vector<TensorInfo>{TensorInfo{out, in.front().dtype}};
           },
-      .forward = [](ForwardContext&) {},
-      .backward =
-          [](BackwardContext& ctx) {
-            if (ctx.needs_input_grad(0)) ctx.pass_input_grad(0);
-          },
+      .forward = view_forward,
+      .backward = view_backward,
   });
   r.add(LayerKind{
       .name = "reshape",
@@ -132,11 +126,8 @@ void register_shape_ops(LayerRegistry& r) {
       .op_class = OpClass::kDataMovement,
       .params = {ints_param("shape", "the new shape; size expressions allowed")},
       .infer = reshape_infer,
-      .forward = [](ForwardContext&) {},
-      .backward =
-          [](BackwardContext& ctx) {
-            if (ctx.needs_input_grad(0)) ctx.pass_input_grad(0);
-          },
+      .forward = view_forward,
+      .backward = view_backward,
   });
   r.add(LayerKind{
       .name = "transpose",
