@@ -1,5 +1,7 @@
 #include "calibrate/calibration.h"
 
+#include <fmt/format.h>
+
 #include <map>
 
 #include "calibrate/holdout.h"
@@ -37,6 +39,16 @@ std::vector<Sample> to_samples(const std::vector<Measurement>& rows) {
     s.label = m.bench + " " + format_shape(m.shape);
     out.push_back(std::move(s));
   }
+  return out;
+}
+
+std::string residuals_csv(const std::vector<ClassFit>& fits) {
+  std::string out = "entry,split,measurement,measured_us,predicted_us,error\n";
+  for (const auto& f : fits)
+    for (const auto& r : f.residuals)
+      out += fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.4f}\n", f.op_class,
+                         r.held_out ? "held_out" : "train", r.label, r.measured_s * 1e6,
+                         r.predicted_s * 1e6, (r.predicted_s - r.measured_s) / r.measured_s);
   return out;
 }
 

@@ -332,6 +332,9 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   fitted.efficiency[op_class] = best.params;
   best.train = prediction_errors(train, fitted);
   best.held_out = prediction_errors(held_out, fitted);
+  for (const auto* set : {&train, &held_out})
+    for (const auto& s : *set)
+      best.residuals.push_back({s.label, set == &held_out, s.time_s, predict_time(s, fitted)});
   return best;
 }
 

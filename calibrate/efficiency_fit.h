@@ -58,13 +58,22 @@ struct FitOptions {
   int max_evaluations = 4000;  // per Levenberg-Marquardt run
 };
 
+// One measurement with the fitted model's prediction (calibrate --residuals).
+struct Residual {
+  std::string label;
+  bool held_out = false;
+  double measured_s = 0;
+  double predicted_s = 0;
+};
+
 struct ClassFit {
   std::string op_class;
   ModelForm form = ModelForm::kGemmLike;
   hw::ClassEfficiency params;
   ErrorStats train;
   ErrorStats held_out;
-  double cost = 0;  // sum of squared log residuals over the training samples
+  std::vector<Residual> residuals;  // every training and held-out sample, in that order
+  double cost = 0;                  // sum of squared log residuals over the training samples
   int evaluations = 0;
 };
 

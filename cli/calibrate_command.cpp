@@ -36,7 +36,14 @@ struct CalibrateOptions {
   std::string measurements;
   std::string base;
   std::string csv;
+  std::string residuals;
 };
+
+void write_residuals(const CalibrateOptions& o, const calibrate::Calibration& c) {
+  if (o.residuals.empty()) return;
+  calibrate::write_file_atomically(o.residuals, calibrate::residuals_csv(c.fits));
+  std::cout << fmt::format("wrote {}\n", o.residuals);
+}
 
 std::string percent(double v) { return fmt::format("{:.1f}%", 100 * v); }
 
@@ -111,6 +118,7 @@ void run_deepbench(const CalibrateOptions& o) {
                provenance);
   if (!o.csv.empty()) calibrate::write_file_atomically(o.csv, calibrate::measurements_text(set));
   std::cout << fmt::format("wrote {}\n", o.out);
+  write_residuals(o, c);
 }
 
 void run_measurements(const CalibrateOptions& o) {
@@ -127,6 +135,7 @@ void run_measurements(const CalibrateOptions& o) {
   provenance += "; fitted by `amdahl calibrate --measurements` (docs/calibration.md)";
   write_device(o.base, o.out, c, fs::path(o.measurements).filename().string(), provenance);
   std::cout << fmt::format("wrote {}\n", o.out);
+  write_residuals(o, c);
 }
 
 void run_cpu(const CalibrateOptions& o) {
@@ -137,6 +146,7 @@ void run_cpu(const CalibrateOptions& o) {
   const calibrate::CpuCalibrationResult r = calibrate::calibrate_cpu(options, std::cerr);
   print_report(std::cout, r.calibration);
   std::cout << fmt::format("wrote {}, {} and {}\n", r.system_path, r.device_path, r.csv_path);
+  write_residuals(o, r.calibration);
 }
 
 }  // namespace
@@ -167,6 +177,9 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--base", o->base, "device file to calibrate (its peaks and memory are kept)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--csv", o->csv, "--from-deepbench: also write the imported measurements here");
+  cmd->add_option("--residuals", o->residuals,
+                  "also write every measurement with its fitted prediction and error (CSV; "
+                  "split train or held_out)");
   target->excludes(db)->excludes(ms);
   db->excludes(ms);
   cmd->callback([o] {

@@ -14,9 +14,22 @@ endfunction()
 execute_process(
   COMMAND ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench --dataset P100_baidu_2018
           --base ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml --out ${WORK}/p100.yaml
+          --residuals ${WORK}/residuals.csv
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "calibrate --from-deepbench failed (${rc}): ${err}")
+endif()
+# --residuals: one line per fitted row (601 fp32 rows), held out: every fifth shape of gemm (32),
+# conv (19 x 3 directions) and rnn (30).
+file(STRINGS ${WORK}/residuals.csv residual_lines)
+list(LENGTH residual_lines residual_count)
+file(STRINGS ${WORK}/residuals.csv held_lines REGEX ",held_out,")
+list(LENGTH held_lines held_count)
+list(GET residual_lines 0 residual_header)
+if(NOT residual_count EQUAL 602 OR NOT held_count EQUAL 119
+   OR NOT residual_header STREQUAL "entry,split,measurement,measured_us,predicted_us,error")
+  message(FATAL_ERROR "residuals.csv: ${residual_count} lines, ${held_count} held out, header "
+                      "'${residual_header}' (expected 602, 119, entry,split,...)")
 endif()
 file(READ ${WORK}/p100.yaml produced)
 file(READ ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml shipped)

@@ -81,6 +81,15 @@ TEST_CASE("the GEMM fit recovers known tiles, compute, depth and latency", "[cal
   CHECK(fit.held_out.count == 30);
   CHECK(fit.held_out.median_abs < 0.01);
   CHECK(fit.held_out.p90_abs < 0.02);
+
+  // Every sample is reported with its prediction; the held-out ones give the held-out stats.
+  REQUIRE(fit.residuals.size() == samples.size());
+  std::vector<double> held_errors;
+  for (const auto& r : fit.residuals)
+    if (r.held_out) held_errors.push_back((r.predicted_s - r.measured_s) / r.measured_s);
+  REQUIRE(held_errors.size() == held.size());
+  CHECK(summarize_errors(held_errors).median_abs == Approx(fit.held_out.median_abs));
+  CHECK(fit.residuals.back().measured_s == held.back().time_s);
 }
 
 TEST_CASE("the memory-bound fit recovers the bandwidth fraction and the fixed time",
