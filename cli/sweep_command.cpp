@@ -5,9 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <set>
+#include <sstream>
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/report.h"
@@ -50,6 +54,18 @@ model::LowerAt lower_at(const WorkloadOptions& o, const hw::SystemSpec& system) 
 
 std::string num(double v) { return fmt::format("{:.6g}", v); }
 
+// -o DIR: sweep.csv and sweep.json (fixed names, as predict's output files), whatever --format
+// printed.
+void write_sweep_files(const std::string& dir, const std::string& csv, const std::string& json) {
+  prepare_out_dir(dir);
+  for (const auto& [name, text] : {std::pair{"sweep.csv", &csv}, std::pair{"sweep.json", &json}}) {
+    const std::filesystem::path path = std::filesystem::path(dir) / name;
+    std::ofstream out(path);
+    if (!out || !(out << *text)) throw UserError(fmt::format("{}: cannot write", path.string()));
+    std::cerr << fmt::format("wrote {}\n", path.string());
+  }
+}
+
 }  // namespace
 
 void register_sweep(CLI::App& app) {
@@ -89,8 +105,9 @@ void register_sweep(CLI::App& app) {
     const hw::DeviceSpec* host = system.host_of(dev);
     const bool cpu = so.compare_host && host && system.device(dev).kind != hw::DeviceKind::kCpu;
 
-    if (parse_format(o->format) == Format::kJson) {
-      nlohmann::json j = nlohmann::json::array();
+    nlohmann::json points = nlohmann::json::array();
+    {
+      nlohmann::json& j = points;
       for (const auto& r : rows) {
         nlohmann::json row = {{"sizes", r.sizes},
                               {"batch", r.batch},
@@ -104,15 +121,12 @@ void register_sweep(CLI::App& app) {
         }
         j.push_back(row);
       }
-      std::cout << nlohmann::json{{"workload", first.lowered.name},
-                                  {"system", system.name},
-                                  {"device", dev},
-                                  {"host", cpu ? host->name : ""},
-                                  {"points", j}}
-                       .dump(2)
-                << '\n';
-      return;
     }
+    const nlohmann::json json{{"workload", first.lowered.name},
+                              {"system", system.name},
+                              {"device", dev},
+                              {"host", cpu ? host->name : ""},
+                              {"points", points}};
     std::vector<std::string> head;
     for (const auto& a : axes) head.push_back(a.name);
     const bool batch_varied =
@@ -144,10 +158,18 @@ void register_sweep(CLI::App& app) {
       }
       t.add(std::move(row));
     }
-    if (parse_format(o->format) == Format::kCsv)
+    const Format format = parse_format(o->format);
+    if (format == Format::kJson)
+      std::cout << json.dump(2) << '\n';
+    else if (format == Format::kCsv)
       t.print_csv(std::cout);
     else
       t.print(std::cout);
+    if (!o->out_dir.empty()) {
+      std::ostringstream csv;
+      t.print_csv(csv);
+      write_sweep_files(o->out_dir, csv.str(), json.dump(1) + "\n");
+    }
   });
 }
 

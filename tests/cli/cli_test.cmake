@@ -25,3 +25,17 @@ expect_run(2 "size 'width'" predict --graph ${FIXTURES}/graphs/good.yaml)
 expect_run(2 "The following argument was not expected" predict --model alexnet --bogus)
 expect_run(0 "minsky" describe systems)
 expect_run(0 "digraph" graph --model alexnet --format dot)
+
+# sweep -o DIR writes sweep.csv and sweep.json whatever --format printed: one row per point.
+set(sweep_dir ${CMAKE_CURRENT_BINARY_DIR}/cli_sweep_out)
+file(REMOVE_RECURSE ${sweep_dir})
+expect_run(0 "step_time_s" sweep --model alexnet --system minsky --vary batch=1,16 --format table
+           -o ${sweep_dir})
+file(STRINGS ${sweep_dir}/sweep.csv sweep_lines)
+list(LENGTH sweep_lines sweep_count)
+file(READ ${sweep_dir}/sweep.json sweep_json)
+string(JSON sweep_points LENGTH "${sweep_json}" points)
+if(NOT sweep_count EQUAL 3 OR NOT sweep_points EQUAL 2)
+  message(FATAL_ERROR "sweep -o: ${sweep_count} CSV lines and ${sweep_points} JSON points "
+                      "(expected 3 and 2)")
+endif()
