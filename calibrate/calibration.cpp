@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 #include "calibrate/holdout.h"
@@ -17,12 +18,31 @@ std::vector<ClassPlan> gpu_plan() {
   tile_set.tile_sizes = {16, 32, 64, 128, 256};
   tile_set.tile_set = true;
   tile_set.narrow_max = 16;  // cuBLAS/cuDNN run n <= 16 on other kernels than tiled SGEMM
+  // Convolutions, three structures (model/efficiency.h), chosen per direction by
+  // cross-validation on the training rows (ClassPlan::alternatives):
+  //   tile set   the square tile set like GEMM, Winograd as a factor on the direct GEMM;
+  //   winograd   the same tiles, Winograd as its own algorithm (the faster is taken);
+  //   family     a kernel family of 128-row tiles by 32, 64 or 128 columns picked by least
+  //              waste (cuDNN's 128x32/128x64/128x128 implicit-GEMM kernels), Winograd as its
+  //              own algorithm.
   FitOptions conv = tile_set;
+  conv.name = "tile set";
   conv.fit_winograd = true;
+  FitOptions winograd = conv;
+  winograd.name = "winograd";
+  winograd.winograd_algorithm = true;
+  FitOptions family = winograd;
+  family.name = "family";
+  family.tile_sizes = {32, 64, 128};
+  family.tile_rows = {128};
+  family.tile_choices = {hw::TileChoice::kWaste};
+  const auto conv_plan = [&](const char* entry) {
+    return ClassPlan{entry, ModelForm::kGemmLike, conv, {winograd, family}};
+  };
   return {{"gemm", ModelForm::kGemmLike, tile_set},
-          {"conv", ModelForm::kGemmLike, conv},
-          {"conv_bwd_data", ModelForm::kGemmLike, conv},
-          {"conv_bwd_filter", ModelForm::kGemmLike, conv},
+          conv_plan("conv"),
+          conv_plan("conv_bwd_data"),
+          conv_plan("conv_bwd_filter"),
           {"rnn", ModelForm::kGemmLike, tiles},
           {"elementwise", ModelForm::kMemoryBound, {}},
           {"reduction", ModelForm::kMemoryBound, {}}};
@@ -52,11 +72,68 @@ std::string residuals_csv(const std::vector<ClassFit>& fits) {
   return out;
 }
 
+namespace {
+
+// Sum of squared log errors of `options`' fits over the kHoldOutEvery folds of `rows`, each
+// fold predicted by the fit without it.
+double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
+                             const std::vector<Measurement>& rows, const hw::DeviceSpec& base) {
+  double cost = 0;
+  for (int fold = 0; fold < kHoldOutEvery; ++fold) {
+    const std::vector<bool> held = fold_rows(rows, fold);
+    std::vector<Measurement> fit_rows, check_rows;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      (held[i] ? check_rows : fit_rows).push_back(rows[i]);
+    const ClassFit fit = fit_class(plan.op_class, plan.form, to_samples(fit_rows),
+                                   to_samples(check_rows), base, options);
+    for (const auto& r : fit.residuals)
+      if (r.held_out) cost += std::pow(std::log(r.predicted_s / r.measured_s), 2);
+  }
+  return cost;
+}
+
+}  // namespace
+
+const FitOptions& select_structure(const ClassPlan& plan, const std::vector<Measurement>& train,
+                                   const hw::DeviceSpec& base, double& cost) {
+  cost = 0;
+  if (plan.alternatives.empty()) return plan.options;
+  const FitOptions* best = &plan.options;
+  cost = cross_validation_cost(plan, plan.options, train, base);
+  for (const auto& alternative : plan.alternatives) {
+    const double c = cross_validation_cost(plan, alternative, train, base);
+    if (c < cost) {
+      cost = c;
+      best = &alternative;
+    }
+  }
+  return *best;
+}
+
 Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& base,
                              const std::vector<ClassPlan>& plan) {
+  return calibrate_device(set, base, plan, held_out_rows(set.rows));
+}
+
+std::vector<CrossValidation> cross_validate(const MeasurementSet& set, const hw::DeviceSpec& base,
+                                            const std::vector<ClassPlan>& plan) {
+  std::map<std::string, std::vector<double>> errors;
+  for (int fold = 0; fold < kHoldOutEvery; ++fold) {
+    const Calibration c = calibrate_device(set, base, plan, fold_rows(set.rows, fold));
+    for (const auto& f : c.fits)
+      for (const auto& r : f.residuals)
+        if (r.held_out) errors[f.op_class].push_back((r.predicted_s - r.measured_s) / r.measured_s);
+  }
+  std::vector<CrossValidation> out;
+  for (const auto& p : plan)
+    if (errors.count(p.op_class)) out.push_back({p.op_class, summarize_errors(errors[p.op_class])});
+  return out;
+}
+
+Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& base,
+                             const std::vector<ClassPlan>& plan, const std::vector<bool>& held) {
   Calibration result;
   result.device = base;
-  const std::vector<bool> held = held_out_rows(set.rows);
   std::map<std::string, std::vector<Measurement>> train_rows, held_rows;
   const auto planned = [&](const std::string& key) {
     for (const auto& p : plan)
@@ -79,7 +156,10 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
     if (!train_rows.count(p.op_class) && !held_rows.count(p.op_class)) continue;
     const std::vector<Sample> train = to_samples(train_rows[p.op_class]);
     const std::vector<Sample> held_out = to_samples(held_rows[p.op_class]);
-    ClassFit fit = fit_class(p.op_class, p.form, train, held_out, base, p.options);
+    double selection_cost = 0;
+    const FitOptions& options = select_structure(p, train_rows[p.op_class], base, selection_cost);
+    ClassFit fit = fit_class(p.op_class, p.form, train, held_out, base, options);
+    fit.selection_cost = selection_cost;
     result.device.efficiency[p.op_class] = fit.params;
     result.fits.push_back(std::move(fit));
   }

@@ -17,7 +17,17 @@ struct ClassPlan {
                          // (conv_bwd_data, conv_bwd_filter; model/efficiency.h)
   ModelForm form = ModelForm::kGemmLike;
   FitOptions options;
+  // Other model structures for the class. With alternatives, every structure (options
+  // first) is scored by 5-fold cross-validation on the training rows alone (folds as
+  // holdout.h's, over the training shapes): the one with the lowest held-in-turn cost (sum of
+  // squared log errors) is fitted. The held-out rows never take part in the choice.
+  std::vector<FitOptions> alternatives;
 };
+
+// The structure of `plan` to fit on `train` (ClassPlan::alternatives), with its
+// cross-validation cost in `cost` (0 when the plan has no alternatives).
+const FitOptions& select_structure(const ClassPlan& plan, const std::vector<Measurement>& train,
+                                   const hw::DeviceSpec& base, double& cost);
 
 struct Calibration {
   hw::DeviceSpec device;  // base with the fitted efficiencies
@@ -44,5 +54,18 @@ std::string residuals_csv(const std::vector<ClassFit>& fits);
 
 Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& base,
                              const std::vector<ClassPlan>& plan);
+// With the rows held out given (held[i] for set.rows[i]) instead of the fixed rule.
+Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& base,
+                             const std::vector<ClassPlan>& plan, const std::vector<bool>& held);
+
+// Error of every shape predicted by the fit that held it out: kHoldOutEvery fits per entry,
+// one per fold of holdout.h (fold_rows). More robust than the fixed split's fifth of the
+// shapes; reported beside it, never used to choose parameters.
+struct CrossValidation {
+  std::string op_class;
+  ErrorStats errors;
+};
+std::vector<CrossValidation> cross_validate(const MeasurementSet& set, const hw::DeviceSpec& base,
+                                            const std::vector<ClassPlan>& plan);
 
 }  // namespace amdahl::calibrate

@@ -202,9 +202,30 @@ RunResult run_lm(Problem& problem, const FitOptions& options) {
           converged(status) && std::isfinite(cost)};
 }
 
-std::string tile_name(int tm, int tn) {
-  return tm > 0 ? fmt::format("tile {}x{}", tm, tn) : std::string("no tiles");
-}
+// One discrete model structure tried by fit_class.
+struct Structure {
+  int tile_m = 0, tile_n = 0;      // a fixed tile pair
+  int tile_min = 0, tile_max = 0;  // a tile set
+  int tile_rows = 0;               // the set's fixed rows (tile_m), 0: rows from the set
+  hw::TileChoice choice = hw::TileChoice::kFill;
+  bool winograd_algorithm = false;
+
+  void apply(hw::ClassEfficiency& e) const {
+    e.tile_m = tile_min > 0 ? tile_rows : tile_m;
+    e.tile_n = tile_n;
+    e.tile_min = tile_min;
+    e.tile_max = tile_max;
+    e.tile_choice = choice;
+    e.winograd_algorithm = winograd_algorithm;
+  }
+  std::string name() const {
+    if (tile_min > 0)
+      return fmt::format("tile set {}..{}{}{}", tile_min, tile_max,
+                         tile_rows > 0 ? fmt::format(" rows {}", tile_rows) : "",
+                         choice == hw::TileChoice::kWaste ? " (least waste)" : "");
+    return tile_m > 0 ? fmt::format("tile {}x{}", tile_m, tile_n) : std::string("no tiles");
+  }
+};
 
 }  // namespace
 
@@ -281,36 +302,39 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
         to_coordinate(p, start_value(p, slot(problem.fixed, p)));
   }
 
-  // Pairs are (tile_m, tile_n), or (tile_min, tile_max) of a tile set.
-  std::vector<std::pair<int, int>> tiles{{0, 0}};
-  if (form == ModelForm::kGemmLike && options.tile_set)
-    for (int lo : options.tile_sizes)
-      for (int hi : options.tile_sizes)
-        if (hi > lo) tiles.emplace_back(lo, hi);
-  if (form == ModelForm::kGemmLike && !options.tile_set)
+  // The discrete structure: a tile pair (tile_m, tile_n), or a tile set (tile_min, tile_max)
+  // with its fixed rows and tile choice, and the Winograd form. Every structure is fitted.
+  std::vector<Structure> structures{Structure{}};
+  if (form == ModelForm::kGemmLike && options.tile_set) {
+    for (int rows : options.tile_rows)
+      for (hw::TileChoice choice : options.tile_choices)
+        for (int lo : options.tile_sizes)
+          for (int hi : options.tile_sizes)
+            if (hi > lo) structures.push_back({0, 0, lo, hi, rows, choice});
+  } else if (form == ModelForm::kGemmLike) {
     for (int tm : options.tile_sizes)
-      for (int tn : options.tile_sizes) tiles.emplace_back(tm, tn);
-  else if (form != ModelForm::kGemmLike)
-    tiles = {{start.tile_m, start.tile_n}};
+      for (int tn : options.tile_sizes) structures.push_back({tm, tn});
+  }
+  if (options.fit_winograd && options.winograd_algorithm)
+    for (auto& s : structures) s.winograd_algorithm = true;
 
-  // Every tile pair is fitted; pairs whose run does not converge are set aside, and the fit
-  // fails when none converges or when a run that did not converge reached a lower cost than
-  // every converged one (the best fit would then be unconverged).
+  // Structures whose run does not converge are set aside, and the fit fails when none
+  // converges or when a run that did not converge reached a lower cost than every converged
+  // one (the best fit would then be unconverged).
   ClassFit best;
   best.cost = std::numeric_limits<double>::infinity();
   RunResult best_unconverged;
   best_unconverged.cost = std::numeric_limits<double>::infinity();
-  std::pair<int, int> unconverged_tiles{0, 0};
+  Structure unconverged_structure;
   int evaluations = 0;
-  for (const auto& [tm, tn] : tiles) {
-    (options.tile_set ? problem.fixed.tile_min : problem.fixed.tile_m) = tm;
-    (options.tile_set ? problem.fixed.tile_max : problem.fixed.tile_n) = tn;
+  for (const Structure& s : structures) {
+    s.apply(problem.fixed);
     const RunResult run = run_lm(problem, options);
     evaluations += run.evaluations;
     if (!run.converged) {
       if (run.cost < best_unconverged.cost || !std::isfinite(best_unconverged.cost)) {
         best_unconverged = run;
-        unconverged_tiles = {tm, tn};
+        unconverged_structure = s;
       }
       continue;
     }
@@ -323,9 +347,10 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
     throw UserError(fmt::format(
         "calibration of '{}' did not converge ({}: {} after {} evaluations, cost {:.4g}); the "
         "measurements do not fit the model (no profile was written)",
-        op_class, tile_name(unconverged_tiles.first, unconverged_tiles.second),
-        status_name(best_unconverged.status), best_unconverged.evaluations, best_unconverged.cost));
+        op_class, unconverged_structure.name(), status_name(best_unconverged.status),
+        best_unconverged.evaluations, best_unconverged.cost));
   best.op_class = op_class;
+  best.structure = options.name;
   best.form = form;
   best.evaluations = evaluations;
   hw::DeviceSpec fitted = base;

@@ -45,13 +45,20 @@ struct Sample {
 enum class ModelForm { kGemmLike, kMemoryBound };
 
 struct FitOptions {
+  std::string name;             // the structure, for reports (ClassFit::structure)
   std::vector<int> tile_sizes;  // candidates for tile_m and tile_n; empty: no tiles
   bool fit_thread_scaling = false;
   // tile_sizes are a tile set's bounds: every (tile_min, tile_max) with tile_min < tile_max is
   // fitted (plus no tiles), and tile_reuse_half is a free parameter.
   bool tile_set = false;
-  // Fit `winograd` (in [1, 4]) when some training sample is a 3x3 stride-1 convolution.
+  // Tile sets: the fixed tile rows tried (0: rows from the set, as columns) and the tile
+  // choices tried (hw::ClassEfficiency::tile_m, tile_choice); every combination is fitted.
+  std::vector<int> tile_rows{0};
+  std::vector<hw::TileChoice> tile_choices{hw::TileChoice::kFill};
+  // Fit `winograd` (in [1, 4]) when some training sample is a 3x3 stride-1 convolution; with
+  // winograd_algorithm, as the efficiency factor of Winograd as its own algorithm.
   bool fit_winograd = false;
+  bool winograd_algorithm = false;
   // GEMMs with min(m, n) <= narrow_max get the narrow kernel's own fraction, narrow_compute
   // (fitted when some training sample is that narrow; 0: no narrow kernel).
   int narrow_max = 0;
@@ -73,6 +80,8 @@ struct ClassFit {
   ErrorStats train;
   ErrorStats held_out;
   std::vector<Residual> residuals;  // every training and held-out sample, in that order
+  std::string structure;            // FitOptions::name of the structure fitted
+  double selection_cost = 0;        // its cross-validation cost when chosen among alternatives
   double cost = 0;                  // sum of squared log residuals over the training samples
   int evaluations = 0;
 };

@@ -23,4 +23,9 @@ std::string holdout_key(const Measurement& m);
 // held_out[i] is true when rows[i] belongs to a held-out shape.
 std::vector<bool> held_out_rows(const std::vector<Measurement>& rows);
 
+// Cross-validation folds (calibrate --cross-validate): fold f in [0, kHoldOutEvery) holds out
+// the shapes whose index is f modulo kHoldOutEvery, so every shape is held out exactly once;
+// fold kHoldOutEvery - 1 is the fixed split above.
+std::vector<bool> fold_rows(const std::vector<Measurement>& rows, int fold);
+
 }  // namespace amdahl::calibrate

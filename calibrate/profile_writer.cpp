@@ -54,15 +54,17 @@ std::string quoted(const std::string& s) {
 std::string efficiency_entry(const ClassFit& fit, const std::string& source) {
   const hw::ClassEfficiency& e = fit.params;
   std::string body = fmt::format("compute: {}, memory: {}", num(e.compute), num(e.memory));
-  if (e.tile_m > 0 || e.tile_n > 0)
-    body += fmt::format(", tile_m: {}, tile_n: {}", e.tile_m, e.tile_n);
+  if (e.tile_m > 0) body += fmt::format(", tile_m: {}", e.tile_m);
+  if (e.tile_n > 0) body += fmt::format(", tile_n: {}", e.tile_n);
   if (e.tile_min > 0 || e.tile_max > 0)
     body += fmt::format(", tile_min: {}, tile_max: {}", e.tile_min, e.tile_max);
+  if (e.tile_choice == hw::TileChoice::kWaste) body += ", tile_choice: waste";
   if (e.tile_reuse_half > 0) body += fmt::format(", tile_reuse_half: {}", num(e.tile_reuse_half));
   if (e.narrow_max > 0 && e.narrow_compute > 0)
     body +=
         fmt::format(", narrow_max: {}, narrow_compute: {}", e.narrow_max, num(e.narrow_compute));
   if (e.winograd != 1) body += fmt::format(", winograd: {}", num(e.winograd));
+  if (e.winograd_algorithm) body += ", winograd_algorithm: true";
   if (e.k_half > 0) body += fmt::format(", k_half: {}", num(e.k_half));
   if (e.latency_s > 0) body += fmt::format(", latency: {} us", num(e.latency_s * 1e6));
   if (e.half_bytes > 0)

@@ -37,7 +37,26 @@ struct CalibrateOptions {
   std::string base;
   std::string csv;
   std::string residuals;
+  bool cross_validate = false;
 };
+
+void print_cross_validation(const CalibrateOptions& o, const calibrate::MeasurementSet& set,
+                            const hw::DeviceSpec& base) {
+  if (!o.cross_validate) return;
+  const auto cv = calibrate::cross_validate(set, base, calibrate::gpu_plan());
+  Table t(
+      {"class", "shapes x directions", "cross-validated median |err|", "p90 |err|", "max |err|"});
+  for (const auto& c : cv)
+    t.add({c.op_class, std::to_string(c.errors.count),
+           fmt::format("{:.1f}%", 100 * c.errors.median_abs),
+           fmt::format("{:.1f}%", 100 * c.errors.p90_abs),
+           fmt::format("{:.1f}%", 100 * c.errors.max_abs)});
+  std::cout << fmt::format(
+      "\ncross-validation: {} fits per class, each holding out one fold of "
+      "shapes (index mod {}); every row predicted by the fit without it:\n",
+      calibrate::kHoldOutEvery, calibrate::kHoldOutEvery);
+  t.print(std::cout);
+}
 
 void write_residuals(const CalibrateOptions& o, const calibrate::Calibration& c) {
   if (o.residuals.empty()) return;
@@ -47,17 +66,26 @@ void write_residuals(const CalibrateOptions& o, const calibrate::Calibration& c)
 
 std::string percent(double v) { return fmt::format("{:.1f}%", 100 * v); }
 
+// "128x64" (a tile pair), "16..256" (a tile set), "128x32..128 waste" (fixed rows, least waste).
+std::string tile_text(const hw::ClassEfficiency& e) {
+  if (e.tile_min > 0)
+    return fmt::format("{}{}..{}{}", e.tile_m > 0 ? fmt::format("{}x", e.tile_m) : "", e.tile_min,
+                       e.tile_max, e.tile_choice == hw::TileChoice::kWaste ? " waste" : "");
+  return e.tile_m > 0 ? fmt::format("{}x{}", e.tile_m, e.tile_n) : "-";
+}
+
 void print_report(std::ostream& out, const calibrate::Calibration& c) {
-  Table t({"class", "train", "held out", "compute", "memory", "tile", "k_half", "latency",
-           "half_bytes", "held-out median |err|", "held-out p90 |err|", "train median |err|"});
+  Table t({"class", "train", "held out", "structure", "compute", "memory", "tile", "k_half",
+           "latency", "half_bytes", "held-out median |err|", "held-out p90 |err|",
+           "train median |err|"});
   for (const auto& f : c.fits) {
     const hw::ClassEfficiency& e = f.params;
     t.add({f.op_class, std::to_string(f.train.count), std::to_string(f.held_out.count),
-           fmt::format("{:.3f}", e.compute), fmt::format("{:.3f}", e.memory),
-           e.tile_m > 0 ? fmt::format("{}x{}", e.tile_m, e.tile_n) : "-",
-           fmt::format("{:.4g}", e.k_half), fmt::format("{:.3g} us", e.latency_s * 1e6),
-           fmt::format("{:.4g} B", e.half_bytes), percent(f.held_out.median_abs),
-           percent(f.held_out.p90_abs), percent(f.train.median_abs)});
+           f.structure.empty() ? "-" : f.structure, fmt::format("{:.3f}", e.compute),
+           fmt::format("{:.3f}", e.memory), tile_text(e), fmt::format("{:.4g}", e.k_half),
+           fmt::format("{:.3g} us", e.latency_s * 1e6), fmt::format("{:.4g} B", e.half_bytes),
+           percent(f.held_out.median_abs), percent(f.held_out.p90_abs),
+           percent(f.train.median_abs)});
   }
   t.print(out);
   out << fmt::format(
@@ -106,6 +134,7 @@ void run_deepbench(const CalibrateOptions& o) {
   calibrate::adjust_for_clock(set, measured, target);
   const calibrate::Calibration c = calibrate::calibrate_device(set, target, calibrate::gpu_plan());
   print_report(std::cout, c);
+  print_cross_validation(o, set, target);
   const auto& p = set.provenance;
   const std::string provenance = fmt::format(
       "DeepBench {} ({} {} at {}, {}): {}, host {}, CUDA {}, cuDNN {}, driver {}; precision {}; "
@@ -128,6 +157,7 @@ void run_measurements(const CalibrateOptions& o) {
   const hw::DeviceSpec base = hw::load_device_file(o.base);
   const calibrate::Calibration c = calibrate::calibrate_device(set, base, calibrate::gpu_plan());
   print_report(std::cout, c);
+  print_cross_validation(o, set, base);
   std::string provenance = fmt::format("{}", fs::path(o.measurements).filename().string());
   for (const char* key : {"device", "machine", "date", "driver", "cuda", "cublas", "cudnn"})
     if (set.provenance.count(key))
@@ -180,6 +210,9 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--residuals", o->residuals,
                   "also write every measurement with its fitted prediction and error (CSV; "
                   "split train or held_out)");
+  cmd->add_flag("--cross-validate", o->cross_validate,
+                "--from-deepbench, --measurements: also fit once per fold of shapes and report "
+                "the error of every shape predicted without it (5x the fitting time)");
   target->excludes(db)->excludes(ms);
   db->excludes(ms);
   cmd->callback([o] {

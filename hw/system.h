@@ -28,6 +28,8 @@ struct MemorySpec {
   double l2_bytes = 0;  // 0 when not given
 };
 
+enum class TileChoice { kFill, kWaste };  // ClassEfficiency::tile_choice
+
 // Calibrated efficiency of one op class on one device (see model/efficiency.h for the
 // formulas that use these parameters). Fractions are of the device's roofline.
 struct ClassEfficiency {
@@ -47,6 +49,13 @@ struct ClassEfficiency {
   double winograd = 1;         // efficiency multiplier of 3x3 stride-1 convolutions (>= 1)
   int narrow_max = 0;          // GEMMs with min(m, n) <= narrow_max run on a narrow kernel
   double narrow_compute = 0;   // its fraction of peak (no tile quantization; 0: none)
+  // How the tile of a tile set is chosen (model/efficiency.h): kFill, the one with the highest
+  // efficiency (tile x wave x reuse); kWaste, the one wasting least (tile x reuse), the wave
+  // quantization it then suffers not considered.
+  TileChoice tile_choice = TileChoice::kFill;
+  // 3x3 stride-1 convolutions: Winograd as its own algorithm (the transformed GEMM on the same
+  // tiles, the faster of it and the direct convolution) instead of a factor on the direct one.
+  bool winograd_algorithm = false;
 };
 
 struct DeviceSpec {

@@ -44,6 +44,8 @@ ClassEfficiency to_efficiency(const Record& r) {
   e.winograd = r.number("winograd");
   e.narrow_max = static_cast<int>(r.integer("narrow_max"));
   e.narrow_compute = r.number("narrow_compute");
+  e.tile_choice = r.text("tile_choice") == "waste" ? TileChoice::kWaste : TileChoice::kFill;
+  e.winograd_algorithm = r.boolean("winograd_algorithm");
   return e;
 }
 
@@ -94,8 +96,8 @@ DeviceSpec to_device(const Record& r, const YamlFile& file) {
   // assumed; only the defaulted roofline fractions are assumptions.
   for (const auto& p : r.defaulted_paths()) {
     const bool efficiency = p.starts_with("efficiency.");
-    const bool fraction = p.find(".compute = ") != std::string::npos ||
-                          p.find(".memory = ") != std::string::npos;
+    const bool fraction =
+        p.find(".compute = ") != std::string::npos || p.find(".memory = ") != std::string::npos;
     if (!efficiency || fraction) d.assumptions.push_back(fmt::format("{}: {}", d.model, p));
   }
 

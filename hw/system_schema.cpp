@@ -20,7 +20,9 @@ std::vector<Field> efficiency_fields() {
           .fraction()
           .def("0.75"),
       number_field("memory", "fraction of peak bandwidth a large op reaches").fraction().def("0.8"),
-      int_field("tile_m", "output tile rows for tile and wave quantization (0: none)")
+      int_field("tile_m",
+                "output tile rows for tile and wave quantization (0: none); with a tile set, "
+                "the rows of every candidate")
           .non_negative()
           .def("0"),
       int_field("tile_n", "output tile columns for tile and wave quantization (0: none)")
@@ -60,6 +62,14 @@ std::vector<Field> efficiency_fields() {
       number_field("narrow_compute", "fraction of peak FLOP/s of the narrow kernel (0: none)")
           .non_negative()
           .def("0"),
+      enum_field("tile_choice", {"fill", "waste"},
+                 "tile set: the tile an op runs on: the most efficient (fill: tile x wave x "
+                 "reuse) or the one wasting least (waste: tile x reuse)")
+          .def("fill"),
+      bool_field("winograd_algorithm",
+                 "3x3 stride-1 convolutions: Winograd as its own algorithm (the transformed "
+                 "GEMM, the faster of it and the direct one) rather than a factor")
+          .def("false"),
       string_field("source", "where these parameters come from"),
   };
 }

@@ -9,17 +9,19 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 }  // namespace
 
 namespace {
-// One tile candidate: tile, wave and data-reuse factors (see efficiency.h).
+// One tile candidate: tile, wave and data-reuse factors (see efficiency.h); `best_intensity`
+// is the intensity of the set's largest tile, whose reuse factor is 1.
 GemmEfficiency tile_candidate(double m, double n, double batch, double tm, double tn,
-                              const hw::ClassEfficiency& e, int parallel_units) {
+                              const hw::ClassEfficiency& e, int parallel_units,
+                              double best_intensity) {
   GemmEfficiency out;
   const double tiles = ceil_div(m, tm) * ceil_div(n, tn) * batch;
   out.tile = (m * n) / (ceil_div(m, tm) * tm * ceil_div(n, tn) * tn);
   const double units = std::max(parallel_units, 1);
   out.wave = tiles / (ceil_div(tiles, units) * units);
   if (e.tile_reuse_half > 0) {
-    const double intensity = tm * tn / (tm + tn);
-    out.reuse = intensity / (intensity + e.tile_reuse_half);
+    const auto reuse = [&](double i) { return i / (i + e.tile_reuse_half); };
+    out.reuse = reuse(tm * tn / (tm + tn)) / reuse(best_intensity);
   }
   out.tile_m = static_cast<int>(tm);
   out.tile_n = static_cast<int>(tn);
@@ -29,6 +31,11 @@ GemmEfficiency tile_candidate(double m, double n, double batch, double tm, doubl
 
 GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
                                int parallel_units) {
+  return gemm_efficiency(g, e, parallel_units, e.tile_choice);
+}
+
+GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
+                               int parallel_units, hw::TileChoice choice) {
   GemmEfficiency out;
   const double m = static_cast<double>(g.m), n = static_cast<double>(g.n);
   const double k = static_cast<double>(g.k);
@@ -38,18 +45,25 @@ GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficie
   if (narrow) {
     out.narrow = true;
   } else if (e.tile_min > 0 && e.tile_max >= e.tile_min && m > 0 && n > 0) {
+    // Rows: tile_m when given, else the set; columns: the set.
+    const int row_min = e.tile_m > 0 ? e.tile_m : e.tile_min;
+    const int row_max = e.tile_m > 0 ? e.tile_m : e.tile_max;
+    const double best_intensity =
+        static_cast<double>(row_max) * e.tile_max / (row_max + e.tile_max);
     double best = -1;
-    for (int tm = e.tile_min; tm <= e.tile_max; tm *= 2)
+    for (int tm = row_min; tm <= row_max; tm *= 2)
       for (int tn = e.tile_min; tn <= e.tile_max; tn *= 2) {
-        const GemmEfficiency c = tile_candidate(m, n, batch, tm, tn, e, parallel_units);
-        const double f = c.tile * c.wave * c.reuse;
+        const GemmEfficiency c =
+            tile_candidate(m, n, batch, tm, tn, e, parallel_units, best_intensity);
+        const double f = c.tile * c.reuse * (choice == hw::TileChoice::kFill ? c.wave : 1.0);
         if (f > best) {
           best = f;
           out = c;
         }
       }
   } else if (e.tile_m > 0 && e.tile_n > 0 && m > 0 && n > 0) {
-    out = tile_candidate(m, n, batch, e.tile_m, e.tile_n, e, parallel_units);
+    const double intensity = static_cast<double>(e.tile_m) * e.tile_n / (e.tile_m + e.tile_n);
+    out = tile_candidate(m, n, batch, e.tile_m, e.tile_n, e, parallel_units, intensity);
   }
   if (e.k_half > 0 && k > 0) out.depth = k / (k + e.k_half);
   out.total = (narrow ? e.narrow_compute : e.compute) * out.tile * out.wave * out.reuse * out.depth;
@@ -66,8 +80,16 @@ double thread_scaling_efficiency(const hw::ClassEfficiency& e, int cores) {
 double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency& e,
                           hw::DeviceKind kind, int parallel_units) {
   double eff = op.gemm.empty() ? e.compute : gemm_efficiency(op.gemm, e, parallel_units).total;
-  if (is_winograd_eligible(op)) eff *= std::max(e.winograd, 1.0);
-  if (op.conv_kernel > 0 && op.conv_kernel < op.conv_stride && !op.gemm.empty())
+  if (is_winograd_eligible(op) && e.winograd_algorithm && !op.gemm.empty()) {
+    // The library's algorithm search times both and keeps the faster (same FLOP count).
+    const double winograd =
+        gemm_efficiency(winograd_dims(op), e, parallel_units, hw::TileChoice::kFill).total *
+        std::max(e.winograd, 1.0);
+    eff = std::max(eff, winograd);
+  } else if (is_winograd_eligible(op)) {
+    eff *= std::max(e.winograd, 1.0);
+  }
+  if (op.phase == graphs::Phase::kBackwardData && op.conv_stride > 1 && !op.gemm.empty())
     eff *= implicit_gemm_work_fraction(op);
   if (kind == hw::DeviceKind::kCpu) eff *= thread_scaling_efficiency(e, parallel_units);
   return eff;
@@ -85,6 +107,14 @@ double implicit_gemm_work_fraction(const graphs::Operator& op) {
                             static_cast<double>(std::max<std::int64_t>(g.batch, 1));
   if (gemm_flops <= 0 || op.flops <= 0) return 1;
   return std::min(1.0, op.flops / gemm_flops);
+}
+
+graphs::GemmDims winograd_dims(const graphs::Operator& op) {
+  const graphs::GemmDims& g = op.gemm;
+  const auto ceil_div_int = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
+  if (op.phase == graphs::Phase::kBackwardWeight)
+    return {g.m, ceil_div_int(g.n, 9), ceil_div_int(g.k, 4), g.batch};
+  return {ceil_div_int(g.m, 4), g.n, ceil_div_int(g.k, 9), g.batch};
 }
 
 bool is_winograd_eligible(const graphs::Operator& op) {

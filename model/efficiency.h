@@ -10,19 +10,26 @@
 //   wave_eff   = tiles / (ceil(tiles / parallel_units) * parallel_units)
 //   depth_eff  = k / (k + k_half)
 //   efficiency = compute * tile_eff * wave_eff * depth_eff
-// Tile set (tile_min, tile_max > 0; replaces tile_m x tile_n): candidates tm x tn with tm, tn
-// in {tile_min, 2 tile_min, ..., tile_max}; a candidate's data reuse is
+// Tile set (tile_min, tile_max > 0): candidates tm x tn with tn in {tile_min, 2 tile_min, ...,
+// tile_max} and tm the same set, or tm = tile_m when tile_m > 0 (a kernel family with fixed
+// rows, e.g. cuDNN's 128x32, 128x64, 128x128 implicit-GEMM kernels); a candidate's data reuse is
 //   intensity  = tm * tn / (tm + tn)   (FMAs per operand element loaded per k step)
-//   reuse_eff  = intensity / (intensity + tile_reuse_half)   (1 when tile_reuse_half is 0)
-// and the op runs on the candidate with the largest tile_eff * wave_eff * reuse_eff, as
-// cuBLAS/cuDNN heuristics pick the fastest kernel per shape:
-//   efficiency = compute * max_t(tile_eff * wave_eff * reuse_eff) * depth_eff
+//   reuse      = intensity / (intensity + tile_reuse_half)
+//   reuse_eff  = reuse / reuse(largest candidate)   (1 when tile_reuse_half is 0)
+// so `compute` is the largest tile's fraction. The op runs on the candidate with the largest
+// tile_eff * wave_eff * reuse_eff (tile_choice fill: the heuristic picks the fastest kernel per
+// shape) or the largest tile_eff * reuse_eff (tile_choice waste: the kernel that wastes least
+// of its tiles, whatever wave quantization then costs):
+//   efficiency = compute * tile_eff * wave_eff * reuse_eff (of the chosen tile) * depth_eff
 // Narrow GEMMs (min(m, n) <= narrow_max, narrow_compute > 0) run on a separate kernel family
 // (GEMV-like; cuBLAS and cuDNN dispatch such shapes to other kernels than their tiled GEMMs):
 //   efficiency = narrow_compute * depth_eff   (no tile, wave or reuse terms)
 // Winograd (is_winograd_eligible ops): efficiency *= winograd (>= 1; the op's FLOPs are the
 // direct count, the fitted factor is the FLOP saving actually realized, at most 2.25 for
 // F(2x2,3x3) and 4 for F(4x4,3x3)), so a 3x3 stride-1 convolution may exceed efficiency 1.
+// With winograd_algorithm, Winograd is an algorithm of its own, as cuDNN's algorithm search
+// treats it: its efficiency is winograd * (the GEMM efficiency of winograd_dims(op), tile chosen
+// by fill), and the op runs on the faster of it and the direct convolution.
 // so a GEMM one tile past a full wave takes two waves. Without tile sizes only `compute`
 // and depth_eff apply. (Tile and wave quantization as in NVIDIA's "Matrix Multiplication
 // Background User's Guide", sections on tile and wave quantization.)
@@ -53,6 +60,9 @@ struct GemmEfficiency {
 
 GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
                                int parallel_units);
+// With the tile chosen by `choice` instead of e.tile_choice.
+GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
+                               int parallel_units, hw::TileChoice choice);
 // Amdahl thread-scaling factor (<= 1) on a CPU with `cores`; 1 when thread_scaling is 0.
 double thread_scaling_efficiency(const hw::ClassEfficiency& e, int cores);
 
@@ -66,12 +76,20 @@ double memory_efficiency(double bytes, const hw::ClassEfficiency& e);
 // or 4x fewer multiplications than the direct FLOP count the op carries.
 bool is_winograd_eligible(const graphs::Operator& op);
 
+// The GEMM Winograd F(2x2,3x3) runs for a 3x3 stride-1 convolution: per 2x2 output tile, its
+// 4x4 transform positions each multiply (tiles x C) by (C x K), so for the implicit GEMM
+// m x n x k = (N P Q) x K x (9 C) of the forward (and (N H W) x C x (9 K) of backward data) the
+// work is spread over m/4 rows with depth k/9; backward filter, (K) x (9 C) x (N P Q), reduces
+// over the k/4 tiles into n/9 columns. (The 16 positions run inside a thread block, so they add
+// no parallelism; spatial tile rounding is ignored: the op carries no P, Q.)
+graphs::GemmDims winograd_dims(const graphs::Operator& op);
+
 // Convolutions: min(1, FLOPs / (2 m n k batch)). The implicit GEMM of a strided
 // backward-data convolution runs over the input grid (m = n h w), stride^2 times the MACs the
-// op's FLOPs count (the zeros inserted between dY's elements are multiplied too). Applied
-// (efficiency *= this fraction) only when the kernel is smaller than the stride (1x1 stride 2):
-// with r >= stride cuDNN's strided dgrad kernels skip the zero taps, and DeepBench P100 shows
-// the stride^2 slowdown only for 1x1 stride-2 layers (about 3-4x slower than forward).
+// op's FLOPs count (the zeros inserted between dY's elements are multiplied too): every
+// strided backward-data op gets efficiency *= this fraction. (DeepBench P100: 1x1 stride-2
+// layers run 2-4x slower than their forward; larger strided kernels less so, which the
+// fraction overstates; docs/calibration.md.)
 double implicit_gemm_work_fraction(const graphs::Operator& op);
 
 // Per-phase entries: a backward-data op looks up "<class>_bwd_data" and a backward-weight op

@@ -61,6 +61,34 @@ TEST_CASE("a calibrated device keeps the base, replaces fitted entries and is st
   CHECK(d.efficiency.at("gemm").latency_s == Approx(2.5e-6));
 }
 
+TEST_CASE("a kernel family with Winograd as an algorithm is written and read back",
+          "[calibrate][writer]") {
+  ClassFit f = gemm_fit();
+  f.op_class = "conv";
+  f.params.tile_n = 0;  // tile_m 128 fixes the rows of the tile set 32..128
+  f.params.tile_min = 32;
+  f.params.tile_max = 128;
+  f.params.tile_choice = hw::TileChoice::kWaste;
+  f.params.winograd = 2.4;
+  f.params.winograd_algorithm = true;
+  const std::string text = render_calibrated_device(kBase, {f}, {"fit"}, "test data");
+  CHECK(text.find("conv: {compute: 0.9123, memory: 0.8, tile_m: 128, tile_min: 32, tile_max: 128, "
+                  "tile_choice: waste, winograd: 2.4, winograd_algorithm: true") !=
+        std::string::npos);
+  const auto path = (fs::temp_directory_path() / "amdahl_writer_family_test.yaml").string();
+  write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
+  const hw::ClassEfficiency e = hw::load_device_file(path).efficiency.at("conv");
+  CHECK(e.tile_m == 128);
+  CHECK(e.tile_n == 0);
+  CHECK(e.tile_choice == hw::TileChoice::kWaste);
+  CHECK(e.winograd_algorithm);
+  CHECK(e.winograd == Approx(2.4));
+  // The defaults: fill, Winograd as a factor.
+  const hw::ClassEfficiency g = hw::load_device_file(path).efficiency.at("gemm");
+  CHECK(g.tile_choice == hw::TileChoice::kFill);
+  CHECK_FALSE(g.winograd_algorithm);
+}
+
 TEST_CASE("a profile that fails validation is never written", "[calibrate][writer]") {
   const auto path = (fs::temp_directory_path() / "amdahl_writer_keep.yaml").string();
   std::ofstream(path) << "old contents\n";
