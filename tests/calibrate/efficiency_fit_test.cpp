@@ -3,25 +3,13 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "synthetic_gpu.h"
 #include "util/error.h"
 
 using namespace amdahl;
 using namespace amdahl::calibrate;
 
 namespace {
-
-// 10 TFLOP/s, 1 TB/s, 50 units, 5 us launch latency: GPU-like round numbers.
-hw::DeviceSpec test_gpu() {
-  hw::DeviceSpec d;
-  d.model = "synthetic GPU";
-  d.kind = hw::DeviceKind::kGpu;
-  d.parallel_units = 50;
-  d.peak[Precision::kFp32] = {10e12, hw::ComputeUnit::kFma};
-  d.memory.bandwidth_bytes_per_s = 1e12;
-  d.launch_latency_s = 5e-6;
-  d.efficiency["default"] = hw::ClassEfficiency{0.75, 0.8};
-  return d;
-}
 
 Sample gemm_sample(std::int64_t m, std::int64_t n, std::int64_t k) {
   Sample s;
@@ -51,7 +39,7 @@ std::vector<Sample> with_times(std::vector<Sample> samples, const hw::DeviceSpec
 }  // namespace
 
 TEST_CASE("the GEMM fit recovers known tiles, compute, depth and latency", "[calibrate][fit]") {
-  hw::DeviceSpec truth = test_gpu();
+  hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency known{0.82, 0.7};
   known.tile_m = 128;
   known.tile_n = 64;
@@ -71,7 +59,8 @@ TEST_CASE("the GEMM fit recovers known tiles, compute, depth and latency", "[cal
 
   FitOptions options;
   options.tile_sizes = {32, 64, 128, 256};
-  const ClassFit fit = fit_class("gemm", ModelForm::kGemmLike, train, held, test_gpu(), options);
+  const ClassFit fit =
+      fit_class("gemm", ModelForm::kGemmLike, train, held, test::synthetic_gpu(), options);
   CHECK(fit.params.tile_m == 128);
   CHECK(fit.params.tile_n == 64);
   // 1 % noise moves the fitted values by well under the tolerances below.
@@ -94,7 +83,7 @@ TEST_CASE("the GEMM fit recovers known tiles, compute, depth and latency", "[cal
 
 TEST_CASE("the memory-bound fit recovers the bandwidth fraction and the fixed time",
           "[calibrate][fit]") {
-  hw::DeviceSpec truth = test_gpu();
+  hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency known{0.75, 0.85};
   known.half_bytes = 2e6;
   known.latency_s = 2e-6;
@@ -106,7 +95,7 @@ TEST_CASE("the memory-bound fit recovers the bandwidth fraction and the fixed ti
   const std::vector<Sample> train(samples.begin(), samples.end() - 5);
   const std::vector<Sample> held(samples.end() - 5, samples.end());
   const ClassFit fit =
-      fit_class("elementwise", ModelForm::kMemoryBound, train, held, test_gpu(), {});
+      fit_class("elementwise", ModelForm::kMemoryBound, train, held, test::synthetic_gpu(), {});
   CHECK(fit.params.memory == Approx(0.85).epsilon(0.02));
   // half_bytes / (bandwidth x memory) is a fixed time like the latency (efficiency_fit.h):
   // the fit folds it in, 2 us + 2 MB / (1 TB/s x 0.85) = 4.35 us.
@@ -117,7 +106,7 @@ TEST_CASE("the memory-bound fit recovers the bandwidth fraction and the fixed ti
 
 TEST_CASE("a CPU GEMM fit recovers Amdahl thread scaling from runs at several thread counts",
           "[calibrate][fit]") {
-  hw::DeviceSpec cpu = test_gpu();
+  hw::DeviceSpec cpu = test::synthetic_gpu();
   cpu.kind = hw::DeviceKind::kCpu;
   cpu.parallel_units = 8;
   cpu.launch_latency_s = 0;
@@ -146,20 +135,22 @@ TEST_CASE("a CPU GEMM fit recovers Amdahl thread scaling from runs at several th
 TEST_CASE("a fit that cannot converge or has too few measurements is an error",
           "[calibrate][fit]") {
   std::mt19937 rng(1);
-  hw::DeviceSpec truth = test_gpu();
+  hw::DeviceSpec truth = test::synthetic_gpu();
   std::vector<Sample> shapes;
   for (int i = 1; i <= 20; ++i) shapes.push_back(gemm_sample(64 * i, 64 * i, 64 * i));
   const auto samples = with_times(shapes, truth, 0.05, rng);
   FitOptions starved;
   starved.max_evaluations = 2;  // stops Levenberg-Marquardt long before it converges
-  CHECK_THROWS_WITH(fit_class("gemm", ModelForm::kGemmLike, samples, {}, test_gpu(), starved),
-                    Catch::Contains("did not converge") && Catch::Contains("no profile"));
+  CHECK_THROWS_WITH(
+      fit_class("gemm", ModelForm::kGemmLike, samples, {}, test::synthetic_gpu(), starved),
+      Catch::Contains("did not converge") && Catch::Contains("no profile"));
   const std::vector<Sample> few(samples.begin(), samples.begin() + 3);
-  CHECK_THROWS_AS(fit_class("gemm", ModelForm::kGemmLike, few, {}, test_gpu(), {}), UserError);
+  CHECK_THROWS_AS(fit_class("gemm", ModelForm::kGemmLike, few, {}, test::synthetic_gpu(), {}),
+                  UserError);
 }
 
 TEST_CASE("the GEMM fit recovers a tile set, its reuse and the narrow kernel", "[calibrate][fit]") {
-  hw::DeviceSpec truth = test_gpu();
+  hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency known{0.85, 0.7};
   known.tile_min = 32;
   known.tile_max = 128;
@@ -182,7 +173,8 @@ TEST_CASE("the GEMM fit recovers a tile set, its reuse and the narrow kernel", "
   options.tile_sizes = {16, 32, 64, 128, 256};
   options.tile_set = true;
   options.narrow_max = 16;
-  const ClassFit fit = fit_class("gemm", ModelForm::kGemmLike, train, held, test_gpu(), options);
+  const ClassFit fit =
+      fit_class("gemm", ModelForm::kGemmLike, train, held, test::synthetic_gpu(), options);
   CHECK(fit.params.tile_min == 32);
   CHECK(fit.params.tile_max == 128);
   // 1 % noise: the fitted values move by well under these tolerances.

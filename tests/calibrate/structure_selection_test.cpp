@@ -5,24 +5,11 @@
 
 #include "calibrate/calibration.h"
 #include "calibrate/holdout.h"
-
+#include "synthetic_gpu.h"
 using namespace amdahl;
 using namespace amdahl::calibrate;
 
 namespace {
-
-// 10 TFLOP/s, 1 TB/s, 50 units, 5 us launch latency.
-hw::DeviceSpec test_gpu() {
-  hw::DeviceSpec d;
-  d.model = "synthetic GPU";
-  d.kind = hw::DeviceKind::kGpu;
-  d.parallel_units = 50;
-  d.peak[Precision::kFp32] = {10e12, hw::ComputeUnit::kFma};
-  d.memory.bandwidth_bytes_per_s = 1e12;
-  d.launch_latency_s = 5e-6;
-  d.efficiency["default"] = hw::ClassEfficiency{0.75, 0.8};
-  return d;
-}
 
 Measurement gemm_row(std::int64_t m, std::int64_t n, std::int64_t k) {
   Measurement x;
@@ -55,7 +42,7 @@ TEST_CASE("the structure that predicts held-in-turn rows best is the one fitted"
           "[calibrate][fit]") {
   // Times from a 128-row kernel family picked by least waste (tiles 128x32..128x128); the
   // plan offers a square tile set picked by fill first and the family second.
-  hw::DeviceSpec truth = test_gpu();
+  hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency family{0.9, 0.8};
   family.tile_m = 128;
   family.tile_min = 32;
@@ -88,13 +75,13 @@ TEST_CASE("the structure that predicts held-in-turn rows best is the one fitted"
   const ClassPlan plan{"gemm", ModelForm::kGemmLike, square, {rows128}};
 
   double cost = 0;
-  const FitOptions& chosen = select_structure(plan, rows, test_gpu(), cost);
+  const FitOptions& chosen = select_structure(plan, rows, test::synthetic_gpu(), cost);
   CHECK(chosen.name == "family");
   CHECK(cost > 0);
   // Through calibrate_device: the fit reports the structure and recovers the family.
   MeasurementSet set;
   set.rows = rows;
-  const Calibration c = calibrate_device(set, test_gpu(), {plan});
+  const Calibration c = calibrate_device(set, test::synthetic_gpu(), {plan});
   REQUIRE(c.fits.size() == 1);
   CHECK(c.fits[0].structure == "family");
   CHECK(c.fits[0].params.tile_m == 128);
@@ -104,6 +91,6 @@ TEST_CASE("the structure that predicts held-in-turn rows best is the one fitted"
   CHECK(c.fits[0].held_out.p90_abs < 0.05);
   // Without alternatives there is nothing to choose: no cross-validation, cost 0.
   const ClassPlan single{"gemm", ModelForm::kGemmLike, square, {}};
-  CHECK(&select_structure(single, rows, test_gpu(), cost) == &single.options);
+  CHECK(&select_structure(single, rows, test::synthetic_gpu(), cost) == &single.options);
   CHECK(cost == 0);
 }
