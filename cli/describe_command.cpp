@@ -21,7 +21,7 @@ namespace amdahl::cli {
 namespace {
 
 void describe_models(std::ostream& out) {
-  Table t({"model", "sizes (defaults)", "parameters", "fwd GFLOP", "description"});
+  Table t({"model", "sizes (defaults)", "parameters (train)", "fwd GFLOP", "description"});
   std::vector<std::string> notes;
   for (const auto& name : graphs::zoo_names()) {
     const graphs::Network net = graphs::load_zoo_network(name);
@@ -31,12 +31,17 @@ void describe_models(std::ostream& out) {
                            s.has_default ? std::to_string(s.default_value) : "?");
     std::string params = "-", gflops = "-";
     try {
-      const graphs::LoweredNetwork lowered =
-          graphs::lower(graphs::bind_sizes(net, {}), {.mode = graphs::Mode::kInfer});
+      const graphs::BoundNetwork bound = graphs::bind_sizes(net, {});
+      const graphs::LoweredNetwork lowered = graphs::lower(bound, {.mode = graphs::Mode::kInfer});
       double flops = 0;
       for (graphs::OpId id = 0; id < lowered.graph.size(); ++id)
         flops += lowered.graph.op(id).flops;
-      params = fmt::format("{:.2f} M", static_cast<double>(lowered.parameters) / 1e6);
+      // Parameters of the training step: some live only in the loss (seq2seq's sampled
+      // softmax projection), which inference does not lower.
+      const double trained =
+          static_cast<double>(graphs::lower(bound, {.mode = graphs::Mode::kTrain}).parameters);
+      params = trained >= 1e5 ? fmt::format("{:.2f} M", trained / 1e6)
+                              : fmt::format("{:.1f} K", trained / 1e3);
       gflops = fmt::format("{:.3f}", flops / 1e9);
     } catch (const UserError& e) {
       gflops = "error";
