@@ -95,11 +95,10 @@ double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
 }  // namespace
 
 const FitOptions& select_structure(const ClassPlan& plan, const std::vector<Measurement>& train,
-                                   const hw::DeviceSpec& base, double& cost) {
-  cost = 0;
+                                   const hw::DeviceSpec& base) {
   if (plan.alternatives.empty()) return plan.options;
   const FitOptions* best = &plan.options;
-  cost = cross_validation_cost(plan, plan.options, train, base);
+  double cost = cross_validation_cost(plan, plan.options, train, base);
   for (const auto& alternative : plan.alternatives) {
     const double c = cross_validation_cost(plan, alternative, train, base);
     if (c < cost) {
@@ -156,10 +155,8 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
     if (!train_rows.count(p.op_class) && !held_rows.count(p.op_class)) continue;
     const std::vector<Sample> train = to_samples(train_rows[p.op_class]);
     const std::vector<Sample> held_out = to_samples(held_rows[p.op_class]);
-    double selection_cost = 0;
-    const FitOptions& options = select_structure(p, train_rows[p.op_class], base, selection_cost);
+    const FitOptions& options = select_structure(p, train_rows[p.op_class], base);
     ClassFit fit = fit_class(p.op_class, p.form, train, held_out, base, options);
-    fit.selection_cost = selection_cost;
     result.device.efficiency[p.op_class] = fit.params;
     result.fits.push_back(std::move(fit));
   }

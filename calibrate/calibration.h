@@ -24,10 +24,10 @@ struct ClassPlan {
   std::vector<FitOptions> alternatives;
 };
 
-// The structure of `plan` to fit on `train` (ClassPlan::alternatives), with its
-// cross-validation cost in `cost` (0 when the plan has no alternatives).
+// The structure of `plan` to fit on `train` (ClassPlan::alternatives); plan.options when the
+// plan has no alternatives (nothing is fitted then).
 const FitOptions& select_structure(const ClassPlan& plan, const std::vector<Measurement>& train,
-                                   const hw::DeviceSpec& base, double& cost);
+                                   const hw::DeviceSpec& base);
 
 struct Calibration {
   hw::DeviceSpec device;  // base with the fitted efficiencies

@@ -81,7 +81,6 @@ struct ClassFit {
   ErrorStats held_out;
   std::vector<Residual> residuals;  // every training and held-out sample, in that order
   std::string structure;            // FitOptions::name of the structure fitted
-  double selection_cost = 0;        // its cross-validation cost when chosen among alternatives
   double cost = 0;                  // sum of squared log residuals over the training samples
   int evaluations = 0;
 };
