@@ -210,10 +210,11 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--residuals", o->residuals,
                   "also write every measurement with its fitted prediction and error (CSV; "
                   "split train or held_out)");
-  cmd->add_flag("--cross-validate", o->cross_validate,
-                "--from-deepbench, --measurements: also fit once per fold of shapes and report "
-                "the error of every shape predicted without it (5x the fitting time)");
-  target->excludes(db)->excludes(ms);
+  auto* cv =
+      cmd->add_flag("--cross-validate", o->cross_validate,
+                    "--from-deepbench, --measurements: also fit once per fold of shapes and report "
+                    "the error of every shape predicted without it (5x the fitting time)");
+  target->excludes(db)->excludes(ms)->excludes(cv);
   db->excludes(ms);
   cmd->callback([o] {
     if (!o->deepbench_dir.empty())

@@ -38,6 +38,13 @@ if(NOT produced STREQUAL shipped)
                       "(${WORK}/p100.yaml)")
 endif()
 
+# --cross-validate applies to fits of given measurements, not to a live --target run.
+expect_failure("cross-validate with target" ${AMDAHL} calibrate --target cpu --cross-validate
+               --out ${WORK}/cpu.yaml)
+if(NOT last_error MATCHES "--target excludes --cross-validate" OR EXISTS ${WORK}/cpu.yaml)
+  message(FATAL_ERROR "cross-validate with target: unexpected message: ${last_error}")
+endif()
+
 # Bad input: an unknown dataset, a measurement file with a missing column or a non-positive
 # time. Each is exit status 2 and leaves no output file.
 expect_failure("unknown dataset" ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench
