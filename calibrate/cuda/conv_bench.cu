@@ -360,6 +360,26 @@ void bench_problem(const BenchConfig& config, Reporter& reporter, cudnnHandle_t 
     row.reps = timing.reps;
     reporter.record(row);
   };
+  // Every algorithm the search ran, with the time cudnnFind measured for it (one run each):
+  // op class conv_algorithm, which `amdahl calibrate` does not fit (the fastest, re-timed
+  // above or below, is the conv row); raw data for per-algorithm models (docs/calibration.md).
+  const auto record_search = [&](const char* bench, const auto* results, int count) {
+    for (int i = 0; i < count; ++i) {
+      if (results[i].status != CUDNN_STATUS_SUCCESS || !(results[i].time > 0)) continue;
+      Measurement row;
+      row.bench = bench;
+      row.op_class = "conv_algorithm";
+      row.precision = precision_name(precision.precision);
+      row.shape = shape_text(
+          layer, batch, precision,
+          AlgoChoice{algo_name(results[i].algo), results[i].mathType, results[i].memory});
+      row.flops = flops;
+      row.bytes = tensor_bytes;
+      row.time_s = results[i].time * 1e-3;  // cudnnFind reports milliseconds
+      row.reps = 1;
+      reporter.record(row);
+    }
+  };
   const auto no_algorithm = [&](const char* bench) {
     reporter.skip(std::string(bench) + " " + layer_text(layer, batch, precision),
                   "no cuDNN algorithm ran");
@@ -382,6 +402,7 @@ void bench_problem(const BenchConfig& config, Reporter& reporter, cudnnHandle_t 
             choice.workspace_bytes, &beta, y_desc, y.data()));
       });
       record("conv_fwd", choice, timing);
+      record_search("conv_fwd", results, returned);
     } else {
       no_algorithm("conv_fwd");
     }
@@ -404,6 +425,7 @@ void bench_problem(const BenchConfig& config, Reporter& reporter, cudnnHandle_t 
             choice.workspace_bytes, &beta, x_desc, dx.data()));
       });
       record("conv_bwd_data", choice, timing);
+      record_search("conv_bwd_data", results, returned);
     } else {
       no_algorithm("conv_bwd_data");
     }
@@ -426,6 +448,7 @@ void bench_problem(const BenchConfig& config, Reporter& reporter, cudnnHandle_t 
             choice.workspace_bytes, &beta, w_desc, dw.data()));
       });
       record("conv_bwd_filter", choice, timing);
+      record_search("conv_bwd_filter", results, returned);
     } else {
       no_algorithm("conv_bwd_filter");
     }
