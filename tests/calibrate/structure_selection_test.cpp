@@ -90,3 +90,34 @@ TEST_CASE("the structure that predicts held-in-turn rows best is the one fitted"
   const ClassPlan single{"gemm", ModelForm::kGemmLike, square, {}};
   CHECK(&select_structure(single, rows, test::synthetic_gpu()) == &single.options);
 }
+
+TEST_CASE("rows of unplanned classes are counted, not fitted, and leave the split alone",
+          "[calibrate][fit]") {
+  // amdahl-cudabench's conv_algorithm rows (every algorithm cuDNN timed) beside the GEMMs.
+  std::vector<Measurement> rows;
+  for (int i = 0; i < 20; ++i) {
+    Measurement x = gemm_row(64 * (i + 1), 256, 256);
+    x.time_s = 1e-5 * (i + 1);
+    rows.push_back(x);
+    Measurement other = x;
+    other.bench = "conv_fwd";
+    other.op_class = "conv_algorithm";
+    other.shape["algo"] = "FFT";
+    rows.push_back(other);
+  }
+  MeasurementSet with_others;
+  with_others.rows = rows;
+  MeasurementSet gemm_only;
+  for (const auto& r : rows)
+    if (r.op_class == "gemm") gemm_only.rows.push_back(r);
+  FitOptions options;
+  const ClassPlan plan{"gemm", ModelForm::kGemmLike, options, {}};
+  const Calibration a = calibrate_device(with_others, test::synthetic_gpu(), {plan});
+  const Calibration b = calibrate_device(gemm_only, test::synthetic_gpu(), {plan});
+  CHECK(a.rows_used == 20);
+  CHECK(a.rows_ignored == 20);
+  REQUIRE(a.fits.size() == 1);
+  CHECK(a.fits[0].train.count == 16);
+  CHECK(a.fits[0].held_out.count == 4);
+  CHECK(a.fits[0].params.compute == b.fits[0].params.compute);  // the same fit
+}
