@@ -10,6 +10,9 @@
 //   wave_eff   = tiles / (ceil(tiles / parallel_units) * parallel_units)
 //   depth_eff  = k / (k + k_half)
 //   efficiency = compute * tile_eff * wave_eff * depth_eff
+// so a GEMM one tile past a full wave takes two waves. Without tile sizes only `compute`
+// and depth_eff apply. (Tile and wave quantization as in NVIDIA's "Matrix Multiplication
+// Background User's Guide", sections on tile and wave quantization.)
 // Tile set (tile_min, tile_max > 0): candidates tm x tn with tn in {tile_min, 2 tile_min, ...,
 // tile_max} and tm the same set, or tm = tile_m when tile_m > 0 (a kernel family with fixed
 // rows, e.g. cuDNN's 128x32, 128x64, 128x128 implicit-GEMM kernels); a candidate's data reuse is
@@ -30,9 +33,6 @@
 // With winograd_algorithm, Winograd is an algorithm of its own, as cuDNN's algorithm search
 // treats it: its efficiency is winograd * (the GEMM efficiency of winograd_dims(op), tile chosen
 // by fill), and the op runs on the faster of it and the direct convolution.
-// so a GEMM one tile past a full wave takes two waves. Without tile sizes only `compute`
-// and depth_eff apply. (Tile and wave quantization as in NVIDIA's "Matrix Multiplication
-// Background User's Guide", sections on tile and wave quantization.)
 // Memory-bound ops: bandwidth fraction = memory * bytes / (bytes + half_bytes), i.e. the
 // time is half_bytes / (memory x bandwidth) of fixed latency plus bytes over the
 // asymptotic bandwidth (the latency-plus-bandwidth curve of a streaming kernel).
