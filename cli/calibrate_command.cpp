@@ -98,9 +98,14 @@ std::vector<std::string> entry_sources(const calibrate::Calibration& c, const st
   std::vector<std::string> out;
   for (const auto& f : c.fits)
     out.push_back(fmt::format(
-        "fitted to {}: {} measurements; held out (every {}th shape) {}: median |err| {}, p90 {}",
-        what, f.train.count, calibrate::kHoldOutEvery, f.held_out.count,
-        percent(f.held_out.median_abs), percent(f.held_out.p90_abs)));
+        "fitted to {}: {} measurements{}; held out (every {}th shape) {}: median |err| {}, p90 "
+        "{}",
+        what, f.train.count,
+        f.structure.empty()
+            ? ""
+            : fmt::format("; structure '{}' (chosen by cross-validation on them)", f.structure),
+        calibrate::kHoldOutEvery, f.held_out.count, percent(f.held_out.median_abs),
+        percent(f.held_out.p90_abs)));
   return out;
 }
 
