@@ -28,6 +28,7 @@ std::vector<ClassPlan> gpu_plan() {
   FitOptions conv = tile_set;
   conv.name = "tile set";
   conv.fit_winograd = true;
+  conv.fit_strided_work = true;
   FitOptions winograd = conv;
   winograd.name = "winograd";
   winograd.winograd_algorithm = true;

@@ -25,7 +25,8 @@ enum class Param {
   kThreadScaling,
   kTileReuseHalf,
   kWinograd,
-  kNarrowCompute
+  kNarrowCompute,
+  kStridedWork
 };
 
 // Winograd factor range: 1 (no saving) to 4 (F(4x4,3x3)'s multiplication saving).
@@ -33,7 +34,7 @@ constexpr double kWinogradMax = 4.0;
 
 bool is_fraction(Param p) {
   return p == Param::kCompute || p == Param::kMemory || p == Param::kThreadScaling ||
-         p == Param::kNarrowCompute;
+         p == Param::kNarrowCompute || p == Param::kStridedWork;
 }
 
 double logistic(double u) { return 1.0 / (1.0 + std::exp(-u)); }
@@ -50,6 +51,8 @@ double& slot(hw::ClassEfficiency& e, Param p) {
       return e.winograd;
     case Param::kNarrowCompute:
       return e.narrow_compute;
+    case Param::kStridedWork:
+      return e.strided_work;
     case Param::kCompute:
       return e.compute;
     case Param::kMemory:
@@ -70,7 +73,8 @@ double& slot(hw::ClassEfficiency& e, Param p) {
 // gradient): a k_half of 64 and a half_bytes of 64 kB are mid-range for GPUs and CPUs, a
 // 1 us latency is a kernel's typical fixed cost, 0.9 a typical parallel fraction.
 double start_value(Param p, double base) {
-  if (p == Param::kWinograd) return 1.5;  // mid-range of [1, kWinogradMax]
+  if (p == Param::kWinograd) return 1.5;     // mid-range of [1, kWinogradMax]
+  if (p == Param::kStridedWork) return 0.5;  // mid-range of [0, 1]
   if (base > 0) return base;
   switch (p) {
     case Param::kTileReuseHalf:
@@ -79,6 +83,8 @@ double start_value(Param p, double base) {
       return 1.5;
     case Param::kNarrowCompute:
       return 0.2;
+    case Param::kStridedWork:
+      return 0.5;
     case Param::kCompute:
       return 0.75;
     case Param::kMemory:
@@ -266,6 +272,12 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
         narrow = narrow ||
                  (!s.op.gemm.empty() && std::min(s.op.gemm.m, s.op.gemm.n) <= options.narrow_max);
       if (narrow) problem.params.push_back(Param::kNarrowCompute);
+    }
+    if (options.fit_strided_work) {
+      bool strided = false;
+      for (const auto& s : train)
+        strided = strided || (s.op.phase == graphs::Phase::kBackwardData && s.op.conv_stride > 1);
+      if (strided) problem.params.push_back(Param::kStridedWork);
     }
     if (options.fit_winograd) {
       bool eligible = false;

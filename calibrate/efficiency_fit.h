@@ -58,6 +58,8 @@ struct FitOptions {
   // Fit `winograd` (in [1, 4]) when some training sample is a 3x3 stride-1 convolution; with
   // winograd_algorithm, as the efficiency factor of Winograd as its own algorithm.
   bool fit_winograd = false;
+  // Fit `strided_work` (in [0, 1]) when some training sample is a strided backward-data op.
+  bool fit_strided_work = false;
   bool winograd_algorithm = false;
   // GEMMs with min(m, n) <= narrow_max get the narrow kernel's own fraction, narrow_compute
   // (fitted when some training sample is that narrow; 0: no narrow kernel).

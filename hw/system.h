@@ -56,6 +56,9 @@ struct ClassEfficiency {
   // 3x3 stride-1 convolutions: Winograd as its own algorithm (the transformed GEMM on the same
   // tiles, the faster of it and the direct convolution) instead of a factor on the direct one.
   bool winograd_algorithm = false;
+  // Strided backward data: the share of the stride^2 zero work the kernels do, as an exponent
+  // on implicit_gemm_work_fraction (1: all of it, 0: none; model/efficiency.h).
+  double strided_work = 1;
 };
 
 struct DeviceSpec {

@@ -46,6 +46,7 @@ ClassEfficiency to_efficiency(const Record& r) {
   e.narrow_compute = r.number("narrow_compute");
   e.tile_choice = r.text("tile_choice") == "waste" ? TileChoice::kWaste : TileChoice::kFill;
   e.winograd_algorithm = r.boolean("winograd_algorithm");
+  e.strided_work = r.number("strided_work");
   return e;
 }
 

@@ -66,6 +66,11 @@ std::vector<Field> efficiency_fields() {
                  "tile set: the tile an op runs on: the most efficient (fill: tile x wave x "
                  "reuse) or the one wasting least (waste: tile x reuse)")
           .def("fill"),
+      number_field("strided_work",
+                   "strided backward data: exponent on the stride^2 work fraction (1: all the "
+                   "zero work, 0: none)")
+          .non_negative()
+          .def("1"),
       bool_field("winograd_algorithm",
                  "3x3 stride-1 convolutions: Winograd as its own algorithm (the transformed "
                  "GEMM, the faster of it and the direct one) rather than a factor")

@@ -90,7 +90,7 @@ double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency&
     eff *= std::max(e.winograd, 1.0);
   }
   if (op.phase == graphs::Phase::kBackwardData && op.conv_stride > 1 && !op.gemm.empty())
-    eff *= implicit_gemm_work_fraction(op);
+    eff *= std::pow(implicit_gemm_work_fraction(op), e.strided_work);
   if (kind == hw::DeviceKind::kCpu) eff *= thread_scaling_efficiency(e, parallel_units);
   return eff;
 }

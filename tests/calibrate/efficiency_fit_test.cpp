@@ -183,3 +183,39 @@ TEST_CASE("the GEMM fit recovers a tile set, its reuse and the narrow kernel", "
   CHECK(fit.params.narrow_compute == Approx(0.15).epsilon(0.05));
   CHECK(fit.held_out.p90_abs < 0.03);
 }
+
+TEST_CASE("the backward-data fit recovers the share of strided zero work", "[calibrate][fit]") {
+  // Backward data of 3x3 convolutions, stride 1 and 2: at stride 2 the implicit GEMM over the
+  // input grid is 4x the counted FLOPs, of which the kernels do strided_work as an exponent.
+  hw::DeviceSpec truth = test::synthetic_gpu();
+  hw::ClassEfficiency known{0.8, 0.8};
+  known.strided_work = 0.5;
+  known.latency_s = 3e-6;
+  truth.efficiency["conv_bwd_data"] = known;
+  std::mt19937 rng(3);  // fixed seed: the test is deterministic
+  std::uniform_int_distribution<int> dim(1, 32);
+  std::vector<Sample> shapes;
+  for (int i = 0; i < 60; ++i) {
+    const int stride = i % 2 ? 2 : 1;
+    Sample s;
+    s.op.op_class = graphs::OpClass::kConv;
+    s.op.phase = graphs::Phase::kBackwardData;
+    s.op.conv_kernel = 3;
+    s.op.conv_stride = stride;
+    s.op.gemm = {1024 * dim(rng), 32 * dim(rng), 9 * 32 * dim(rng), 1};
+    s.op.flops = 2.0 * s.op.gemm.m * s.op.gemm.n * s.op.gemm.k / (stride * stride);
+    s.op.bytes_read = 1e6;
+    shapes.push_back(s);
+  }
+  const auto samples = with_times(shapes, truth, 0.01, rng);
+  const std::vector<Sample> train(samples.begin(), samples.begin() + 48);
+  const std::vector<Sample> held(samples.begin() + 48, samples.end());
+  FitOptions options;
+  options.fit_strided_work = true;
+  const ClassFit fit = fit_class("conv_bwd_data", ModelForm::kGemmLike, train, held,
+                                 test::synthetic_gpu(), options);
+  // 1 % noise: the fitted values move by well under these tolerances.
+  CHECK(fit.params.strided_work == Approx(0.5).epsilon(0.05));
+  CHECK(fit.params.compute == Approx(0.8).epsilon(0.03));
+  CHECK(fit.held_out.p90_abs < 0.03);
+}

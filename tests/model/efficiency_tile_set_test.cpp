@@ -1,5 +1,6 @@
 // Tile sets, per-phase efficiency entries and the Winograd factor (model/efficiency.h).
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "model/efficiency.h"
 #include "model/roofline.h"
@@ -158,6 +159,13 @@ TEST_CASE("strided backward data does stride^2 the counted work", "[model][effic
     CHECK(compute_efficiency(conv_op(graphs::Phase::kForward, kernel, 2), d) ==
           Approx(0.5).epsilon(kTight));
   }
+  // strided_work: the share of that zero work done, as an exponent on the fraction.
+  d.efficiency["conv"].strided_work = 0.5;
+  CHECK(compute_efficiency(conv_op(graphs::Phase::kBackwardData, 3, 2), d) ==
+        Approx(0.5 * std::sqrt(fraction)).epsilon(kTight));
+  d.efficiency["conv"].strided_work = 0;
+  CHECK(compute_efficiency(conv_op(graphs::Phase::kBackwardData, 3, 2), d) ==
+        Approx(0.5).epsilon(kTight));
 }
 
 TEST_CASE("per-phase entries: backward ops use conv_bwd_data / conv_bwd_filter, else conv",
