@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "calibrate/csv_table.h"
@@ -50,6 +51,21 @@ Selection select(const CsvTable& t, const std::string& dataset, const std::strin
   return s;
 }
 
+// One measurement row of a DeepBench kernel (reps 0: the workbooks do not say, except GEMM).
+Measurement kernel_row(const char* bench, const char* op_class, const std::string& precision,
+                       std::map<std::string, std::string> shape, double flops, double bytes,
+                       double time_s) {
+  Measurement x;
+  x.bench = bench;
+  x.op_class = op_class;
+  x.precision = precision;
+  x.shape = std::move(shape);
+  x.flops = flops;
+  x.bytes = bytes;
+  x.time_s = time_s;
+  return x;
+}
+
 void read_gemm(const CsvTable& t, const Selection& s, const std::string& precision,
                MeasurementSet& out) {
   const std::size_t cm = t.column("m"), cn = t.column("n"), ck = t.column("k");
@@ -59,18 +75,13 @@ void read_gemm(const CsvTable& t, const Selection& s, const std::string& precisi
     const double m = t.number(r, cm), n = t.number(r, cn), k = t.number(r, ck);
     const auto time = time_cell(t, r, ct);
     if (!time) continue;
-    Measurement x;
-    x.bench = "gemm";
-    x.op_class = "gemm";
-    x.precision = precision;
-    x.shape = {{"m", integer_text(m)},
-               {"n", integer_text(n)},
-               {"k", integer_text(k)},
-               {"ta", t.cell(r, cta)},
-               {"tb", t.cell(r, ctb)}};
-    x.flops = 2 * m * n * k;
-    x.bytes = kFp32Bytes * (m * k + k * n + m * n);
-    x.time_s = *time;
+    Measurement x = kernel_row("gemm", "gemm", precision,
+                               {{"m", integer_text(m)},
+                                {"n", integer_text(n)},
+                                {"k", integer_text(k)},
+                                {"ta", t.cell(r, cta)},
+                                {"tb", t.cell(r, ctb)}},
+                               2 * m * n * k, kFp32Bytes * (m * k + k * n + m * n), *time);
     x.reps = kGemmReps;
     out.rows.push_back(std::move(x));
   }
@@ -104,19 +115,19 @@ void read_conv(const CsvTable& t, const Selection& s, const std::string& precisi
     for (const auto& [bench, col] : directions) {
       const auto time = time_cell(t, r, col);
       if (!time) continue;
-      Measurement x;
-      x.bench = bench;
-      x.op_class = "conv";
-      x.precision = precision;
-      x.shape = {
-          {"n", integer_text(n)},  {"c", integer_text(c)},     {"h", integer_text(h)},
-          {"w", integer_text(w)},  {"k", integer_text(k)},     {"r", integer_text(fr)},
-          {"s", integer_text(fs)}, {"pad", integer_text(pad)}, {"stride", integer_text(stride)}};
+      Measurement x = kernel_row(bench, "conv", precision,
+                                 {{"n", integer_text(n)},
+                                  {"c", integer_text(c)},
+                                  {"h", integer_text(h)},
+                                  {"w", integer_text(w)},
+                                  {"k", integer_text(k)},
+                                  {"r", integer_text(fr)},
+                                  {"s", integer_text(fs)},
+                                  {"pad", integer_text(pad)},
+                                  {"stride", integer_text(stride)}},
+                                 flops, bytes, *time);
       if (std::string(bench) == "conv_fwd" && !t.cell(r, calgo).empty())
         x.shape["algo"] = t.cell(r, calgo);
-      x.flops = flops;
-      x.bytes = bytes;
-      x.time_s = *time;
       out.rows.push_back(std::move(x));
     }
   }
@@ -141,18 +152,12 @@ void read_rnn(const CsvTable& t, const Selection& s, const std::string& precisio
     for (const auto& [bench, col] : directions) {
       const auto time = time_cell(t, r, col);
       if (!time) continue;
-      Measurement x;
-      x.bench = bench;
-      x.op_class = "rnn";
-      x.precision = precision;
-      x.shape = {{"type", type},
-                 {"hidden", integer_text(hidden)},
-                 {"batch", integer_text(batch)},
-                 {"timesteps", integer_text(steps)}};
-      x.flops = flops;
-      x.bytes = bytes;
-      x.time_s = *time;
-      out.rows.push_back(std::move(x));
+      out.rows.push_back(kernel_row(bench, "rnn", precision,
+                                    {{"type", type},
+                                     {"hidden", integer_text(hidden)},
+                                     {"batch", integer_text(batch)},
+                                     {"timesteps", integer_text(steps)}},
+                                    flops, bytes, *time));
     }
   }
 }

@@ -61,6 +61,15 @@ void scatter_backward(BackwardContext& ctx) {
            0);
 }
 
+// Assemble the input-size gradient from the output gradient(s): one copy of the input's size
+// (split's parts concatenated, pad's crop).
+void input_copy_backward(BackwardContext& ctx) {
+  if (!ctx.needs_input_grad(0)) return;
+  ctx.emit(ctx.make("bwd", OpClass::kDataMovement, Phase::kBackwardData, 0, ctx.in().bytes(),
+                    ctx.in().bytes()),
+           0);
+}
+
 // Sum the output gradient over the copies: one add per output element.
 void reduce_backward(BackwardContext& ctx) {
   if (!ctx.needs_input_grad(0)) return;
@@ -150,13 +159,7 @@ void register_movement_ops(LayerRegistry& r) {
       .params = {int_param("axis", "dim to split", "0"), ints_param("sizes", "part sizes")},
       .infer = split_infer,
       .forward = view_forward,
-      .backward =
-          [](BackwardContext& ctx) {
-            if (!ctx.needs_input_grad(0)) return;
-            ctx.emit(ctx.make("bwd", OpClass::kDataMovement, Phase::kBackwardData, 0,
-                              ctx.in().bytes(), ctx.in().bytes()),
-                     0);
-          },
+      .backward = input_copy_backward,
   });
   r.add(LayerKind{
       .name = "gather",
@@ -187,13 +190,7 @@ void register_movement_ops(LayerRegistry& r) {
       .params = {ints_param("pads", "begin pads per dim, then end pads per dim")},
       .infer = pad_infer,
       .forward = copy_forward,
-      .backward =
-          [](BackwardContext& ctx) {
-            if (!ctx.needs_input_grad(0)) return;
-            ctx.emit(ctx.make("bwd", OpClass::kDataMovement, Phase::kBackwardData, 0,
-                              ctx.in().bytes(), ctx.in().bytes()),
-                     0);
-          },
+      .backward = input_copy_backward,
   });
   r.add(LayerKind{
       .name = "tile",
