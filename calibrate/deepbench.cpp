@@ -106,15 +106,13 @@ void read_conv(const CsvTable& t, const Selection& s, const std::string& precisi
       throw UserError(
           fmt::format("{}: unequal padding or stride per dimension is not supported", t.where(r)));
     const auto as_int = [](double v) { return static_cast<std::int64_t>(v); };
-    const double p =
-        static_cast<double>(conv_out_dim(as_int(h), as_int(fr), as_int(pad), as_int(stride)));
-    const double q =
-        static_cast<double>(conv_out_dim(as_int(w), as_int(fs), as_int(pad), as_int(stride)));
-    const double flops = 2 * n * k * p * q * c * fr * fs;
-    const double bytes = kFp32Bytes * (n * c * h * w + k * c * fr * fs + n * k * p * q);
+    const ConvShape shape{as_int(n),  as_int(c),  as_int(h),   as_int(w),     as_int(k),
+                          as_int(fr), as_int(fs), as_int(pad), as_int(stride)};
+    const double flops = 2 * n * k * static_cast<double>(shape.p() * shape.q()) * c * fr * fs;
     for (const auto& [bench, col] : directions) {
       const auto time = time_cell(t, r, col);
       if (!time) continue;
+      const double bytes = conv_bytes(bench, shape, kFp32Bytes);
       Measurement x = kernel_row(bench, "conv", precision,
                                  {{"n", integer_text(n)},
                                   {"c", integer_text(c)},

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "graphs/conv_traffic.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -16,17 +17,20 @@ std::int64_t integer_or(const Measurement& m, const std::string& key, std::int64
   return m.shape.count(key) ? integer(m, key) : fallback;
 }
 
+UserError not_a_convolution(const std::string& bench) {
+  return UserError(fmt::format("bench '{}' is not a convolution (expected one of: {})", bench,
+                               "conv_fwd, conv_bwd_data, conv_bwd_filter"));
+}
+
 graphs::GemmDims conv_dims(const Measurement& m) {
-  const std::int64_t n = integer(m, "n"), c = integer(m, "c"), h = integer(m, "h");
-  const std::int64_t w = integer(m, "w"), k = integer(m, "k"), r = integer(m, "r");
-  const std::int64_t s = integer(m, "s"), pad = integer(m, "pad");
-  const std::int64_t stride = integer(m, "stride");
-  const std::int64_t p = conv_out_dim(h, r, pad, stride), q = conv_out_dim(w, s, pad, stride);
-  if (m.bench == "conv_fwd") return {n * p * q, k, c * r * s, 1};
-  if (m.bench == "conv_bwd_data") return {n * h * w, c, k * r * s, 1};
-  if (m.bench == "conv_bwd_filter") return {k, c * r * s, n * p * q, 1};
-  throw UserError(fmt::format("bench '{}' is not a convolution (expected one of: {})", m.bench,
-                              "conv_fwd, conv_bwd_data, conv_bwd_filter"));
+  const ConvShape g{integer(m, "n"), integer(m, "c"),   integer(m, "h"),
+                    integer(m, "w"), integer(m, "k"),   integer(m, "r"),
+                    integer(m, "s"), integer(m, "pad"), integer(m, "stride")};
+  const std::int64_t p = g.p(), q = g.q();
+  if (m.bench == "conv_fwd") return {g.n * p * q, g.k, g.c * g.r * g.s, 1};
+  if (m.bench == "conv_bwd_data") return {g.n * g.h * g.w, g.c, g.k * g.r * g.s, 1};
+  if (m.bench == "conv_bwd_filter") return {g.k, g.c * g.r * g.s, g.n * p * q, 1};
+  throw not_a_convolution(m.bench);
 }
 
 graphs::GemmDims rnn_dims(const Measurement& m) {
@@ -53,6 +57,18 @@ std::int64_t conv_out_dim(std::int64_t in, std::int64_t kernel, std::int64_t pad
                     "output",
                     in, pad, kernel, stride));
   return (in + 2 * pad - kernel) / stride + 1;
+}
+
+double conv_bytes(const std::string& bench, const ConvShape& g, double element_bytes) {
+  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
+  const std::int64_t p = g.p(), q = g.q();
+  double x = d(g.n) * d(g.c) * d(g.h) * d(g.w);
+  if (bench == "conv_fwd" || bench == "conv_bwd_filter")
+    x = d(g.n) * d(g.c) * d(graphs::conv_input_extent(g.h, p, g.r)) *
+        d(graphs::conv_input_extent(g.w, q, g.s));
+  else if (bench != "conv_bwd_data")
+    throw not_a_convolution(bench);
+  return element_bytes * (x + d(g.k) * d(g.c) * d(g.r) * d(g.s) + d(g.n) * d(g.k) * d(p) * d(q));
 }
 
 int rnn_gates(const std::string& rnn_type) {

@@ -28,6 +28,19 @@ graphs::Operator to_operator(const Measurement& m);
 std::int64_t conv_out_dim(std::int64_t in, std::int64_t kernel, std::int64_t pad,
                           std::int64_t stride);
 
+// A convolution's shape as the conv benches' `shape` cells name it (square padding and
+// stride).
+struct ConvShape {
+  std::int64_t n, c, h, w, k, r, s, pad, stride;
+  std::int64_t p() const { return conv_out_dim(h, r, pad, stride); }
+  std::int64_t q() const { return conv_out_dim(w, s, pad, stride); }
+};
+
+// A conv bench's `bytes` (measurement_format.md), as graphs/ops/conv.cpp counts them: X as
+// the windows read it (graphs/conv_traffic.h) for conv_fwd and conv_bwd_filter, all of dX for
+// conv_bwd_data, plus W and Y (dY). UserError for a bench that is not a convolution.
+double conv_bytes(const std::string& bench, const ConvShape& g, double element_bytes);
+
 // Gates of a cuDNN RNN cell type (vanilla 1, lstm 4, gru 3); UserError for others.
 int rnn_gates(const std::string& rnn_type);
 

@@ -181,30 +181,26 @@ void fill(dnnl::memory& mem, float v) {
 
 void conv_benchmarks(const CpuBenchOptions& o, MeasurementSet& set, std::ostream& log) {
   using dnnl::memory;
-  struct Conv {
-    std::int64_t n, c, h, w, k, r, s, pad, stride;
-  };
   // ResNet-50 and VGG-like layers at small batch (2-core CPU budget).
-  std::vector<Conv> convs{{2, 3, 112, 112, 32, 7, 7, 3, 2},  {2, 64, 28, 28, 64, 3, 3, 1, 1},
-                          {2, 64, 28, 28, 256, 1, 1, 0, 1},  {2, 256, 14, 14, 64, 1, 1, 0, 1},
-                          {2, 128, 14, 14, 128, 3, 3, 1, 1}, {4, 256, 7, 7, 256, 3, 3, 1, 1},
-                          {2, 128, 28, 28, 256, 1, 1, 0, 2}, {4, 512, 7, 7, 128, 1, 1, 0, 1}};
+  std::vector<ConvShape> convs{{2, 3, 112, 112, 32, 7, 7, 3, 2},  {2, 64, 28, 28, 64, 3, 3, 1, 1},
+                               {2, 64, 28, 28, 256, 1, 1, 0, 1},  {2, 256, 14, 14, 64, 1, 1, 0, 1},
+                               {2, 128, 14, 14, 128, 3, 3, 1, 1}, {4, 256, 7, 7, 256, 3, 3, 1, 1},
+                               {2, 128, 28, 28, 256, 1, 1, 0, 2}, {4, 512, 7, 7, 128, 1, 1, 0, 1}};
   if (!o.quick) {
-    for (const Conv& c : std::vector<Conv>{{4, 64, 56, 56, 64, 3, 3, 1, 1},
-                                           {4, 256, 28, 28, 512, 1, 1, 0, 2},
-                                           {8, 512, 14, 14, 512, 3, 3, 1, 1},
-                                           {8, 32, 56, 56, 32, 5, 5, 2, 1},
-                                           {1, 3, 224, 224, 64, 3, 3, 1, 1},
-                                           {16, 1024, 7, 7, 256, 1, 1, 0, 1},
-                                           {8, 128, 28, 28, 128, 3, 3, 1, 1}})
+    for (const ConvShape& c : std::vector<ConvShape>{{4, 64, 56, 56, 64, 3, 3, 1, 1},
+                                                     {4, 256, 28, 28, 512, 1, 1, 0, 2},
+                                                     {8, 512, 14, 14, 512, 3, 3, 1, 1},
+                                                     {8, 32, 56, 56, 32, 5, 5, 2, 1},
+                                                     {1, 3, 224, 224, 64, 3, 3, 1, 1},
+                                                     {16, 1024, 7, 7, 256, 1, 1, 0, 1},
+                                                     {8, 128, 28, 28, 128, 3, 3, 1, 1}})
       convs.push_back(c);
   }
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(eng);
   omp_set_num_threads(o.cores);
-  for (const Conv& g : convs) {
-    const std::int64_t p = conv_out_dim(g.h, g.r, g.pad, g.stride);
-    const std::int64_t q = conv_out_dim(g.w, g.s, g.pad, g.stride);
+  for (const ConvShape& g : convs) {
+    const std::int64_t p = g.p(), q = g.q();
     const memory::dims src{g.n, g.c, g.h, g.w}, wei{g.k, g.c, g.r, g.s}, dst{g.n, g.k, p, q};
     const memory::dims strides{g.stride, g.stride}, pad{g.pad, g.pad};
     const auto f32 = memory::data_type::f32;
@@ -235,7 +231,6 @@ void conv_benchmarks(const CpuBenchOptions& o, MeasurementSet& set, std::ostream
     dnnl::convolution_backward_data bwd_data(bwd_data_pd);
     dnnl::convolution_backward_weights bwd_weights(bwd_weights_pd);
     const double flops = 2.0 * g.n * g.k * p * q * g.c * g.r * g.s;
-    const double bytes = 4.0 * (g.n * g.c * g.h * g.w + g.k * g.c * g.r * g.s + g.n * g.k * p * q);
     const std::map<std::string, std::string> shape{
         {"n", std::to_string(g.n)},          {"c", std::to_string(g.c)},
         {"h", std::to_string(g.h)},          {"w", std::to_string(g.w)},
@@ -245,7 +240,7 @@ void conv_benchmarks(const CpuBenchOptions& o, MeasurementSet& set, std::ostream
     const int reps = o.quick ? 5 : 15;
     const double budget = o.quick ? 0.4 : 1.5;
     record(
-        set, row("conv_fwd", "conv", shape, flops, bytes),
+        set, row("conv_fwd", "conv", shape, flops, conv_bytes("conv_fwd", g, 4.0)),
         [&] {
           fwd.execute(stream,
                       {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DST, dst_m}});
@@ -253,7 +248,7 @@ void conv_benchmarks(const CpuBenchOptions& o, MeasurementSet& set, std::ostream
         },
         reps, budget, log);
     record(
-        set, row("conv_bwd_data", "conv", shape, flops, bytes),
+        set, row("conv_bwd_data", "conv", shape, flops, conv_bytes("conv_bwd_data", g, 4.0)),
         [&] {
           bwd_data.execute(stream, {{DNNL_ARG_DIFF_DST, ddst_m},
                                     {DNNL_ARG_WEIGHTS, wei_m},
@@ -262,7 +257,7 @@ void conv_benchmarks(const CpuBenchOptions& o, MeasurementSet& set, std::ostream
         },
         reps, budget, log);
     record(
-        set, row("conv_bwd_filter", "conv", shape, flops, bytes),
+        set, row("conv_bwd_filter", "conv", shape, flops, conv_bytes("conv_bwd_filter", g, 4.0)),
         [&] {
           bwd_weights.execute(stream, {{DNNL_ARG_SRC, src_w},
                                        {DNNL_ARG_DIFF_DST, ddst_w},

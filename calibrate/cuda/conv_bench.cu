@@ -319,6 +319,16 @@ void bench_problem(const BenchConfig& config, Reporter& reporter, cudnnHandle_t 
   const std::uint64_t y_elements =
       static_cast<std::uint64_t>(batch) * layer.k * problem.p * problem.q;
   const std::uint64_t tensor_bytes = (x_elements + w_elements + y_elements) * element_bytes;
+  // The bytes column (measurement_format.md): X as the windows read it for the forward and
+  // filter-gradient directions, min(H, P x R) x min(W, Q x S) of each plane, all of dX for the
+  // data gradient (the rule of graphs/conv_traffic.h, which this target cannot include).
+  const std::uint64_t x_read = static_cast<std::uint64_t>(batch) * layer.c *
+                               std::min(layer.h, problem.p * layer.r) *
+                               std::min(layer.w, problem.q * layer.s);
+  const auto bench_bytes = [&](const std::string& bench) {
+    const std::uint64_t x = bench == "conv_bwd_data" ? x_elements : x_read;
+    return (x + w_elements + y_elements) * element_bytes;
+  };
 
   // Two copies of each tensor, with a tenth of the free memory kept back for cuDNN itself.
   const std::size_t free_bytes = free_device_memory();
@@ -355,7 +365,7 @@ void bench_problem(const BenchConfig& config, Reporter& reporter, cudnnHandle_t 
     row.precision = precision_name(precision.precision);
     row.shape = shape_text(layer, batch, precision, choice);
     row.flops = flops;
-    row.bytes = tensor_bytes;
+    row.bytes = bench_bytes(bench);
     row.time_s = timing.median_seconds;
     row.reps = timing.reps;
     reporter.record(row);
@@ -374,7 +384,7 @@ void bench_problem(const BenchConfig& config, Reporter& reporter, cudnnHandle_t 
           layer, batch, precision,
           AlgoChoice{algo_name(results[i].algo), results[i].mathType, results[i].memory});
       row.flops = flops;
-      row.bytes = tensor_bytes;
+      row.bytes = bench_bytes(bench);
       row.time_s = results[i].time * 1e-3;  // cudnnFind reports milliseconds
       row.reps = 1;
       reporter.record(row);

@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "graphs/conv_traffic.h"
 #include "graphs/ops/common.h"
 
 namespace amdahl::graphs {
@@ -73,6 +74,11 @@ void emit_data_and_bias_grads(BackwardContext& ctx, const WindowGeometry& g, dou
 struct ConvGeometry : WindowGeometry {
   double macs_per_output() const { return d(c / groups) * d(r) * d(s); }
   double forward_flops() const { return 2.0 * d(n) * d(k) * d(p) * d(q) * macs_per_output(); }
+  // Input elements the windows read (graphs/conv_traffic.h): all of X unless the kernel is
+  // smaller than its stride.
+  double input_read() const {
+    return d(n) * d(c) * d(conv_input_extent(h, p, r)) * d(conv_input_extent(w, q, s));
+  }
 };
 
 // Output size of one spatial dim. padding "same" follows TensorFlow (ceil(in/stride)),
@@ -119,7 +125,7 @@ void forward(ForwardContext& ctx) {
   const double flops = g.forward_flops() + (bias ? d(ctx.out().elements()) : 0.0);
   Operator op =
       ctx.make("fwd", OpClass::kConv, flops,
-               ctx.in().bytes() + weight_bytes + (bias ? e * d(g.k) : 0.0), ctx.out().bytes());
+               e * g.input_read() + weight_bytes + (bias ? e * d(g.k) : 0.0), ctx.out().bytes());
   op.gemm = {g.n * g.p * g.q, g.k / g.groups, (g.c / g.groups) * g.r * g.s, g.groups};
   g.describe(op);
   ctx.emit(std::move(op));
@@ -131,7 +137,7 @@ void backward(BackwardContext& ctx) {
   const double weight_bytes = e * d(g.k * (g.c / g.groups) * g.r * g.s);
   // dW = X^T (*) dY: the same MACs as the forward pass.
   Operator dw = ctx.make("bwd_weight", OpClass::kConv, Phase::kBackwardWeight, g.forward_flops(),
-                         ctx.out().bytes() + ctx.in().bytes(), weight_bytes);
+                         ctx.out().bytes() + e * g.input_read(), weight_bytes);
   dw.gemm = {g.k / g.groups, (g.c / g.groups) * g.r * g.s, g.n * g.p * g.q, g.groups};
   g.describe(dw);
   // dX = dY (*) W^T: the same MACs again.

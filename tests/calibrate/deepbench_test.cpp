@@ -44,6 +44,30 @@ TEST_CASE("DeepBench P100 fp32 rows become measurements with direct FLOP counts"
   CHECK(op.gemm.k == 1 * 5 * 20);
 }
 
+TEST_CASE("DeepBench convolution bytes count the input the windows read",
+          "[calibrate][deepbench]") {
+  // ResNet-50's shortcut N=16, C=256, 56x56, K=128, 1x1 stride 2 -> 28x28: forward and filter
+  // gradient read every other row and column of X (a quarter, graphs/conv_traffic.h), the
+  // data gradient writes all of dX.
+  const MeasurementSet set = read_deepbench(kDeepBench, "P100_baidu_2018");
+  const double x_read = 16.0 * 256 * 28 * 28, x_all = 16.0 * 256 * 56 * 56;
+  const double w = 128.0 * 256, y = 16.0 * 128 * 28 * 28;
+  int found = 0;
+  for (const auto& m : set.rows) {
+    auto shape = m.shape;
+    shape.erase("algo");  // the forward row names cuDNN's algorithm
+    if (m.op_class != "conv" ||
+        format_shape(shape) != "c=256;h=56;k=128;n=16;pad=0;r=1;s=1;stride=2;w=56")
+      continue;
+    ++found;
+    const double x = m.bench == "conv_bwd_data" ? x_all : x_read;
+    CHECK(m.bytes == Approx(4 * (x + w + y)));
+  }
+  CHECK(found == 3);
+  CHECK_THROWS_WITH(conv_bytes("gemm", ConvShape{1, 1, 1, 1, 1, 1, 1, 0, 1}, 4),
+                    Catch::Contains("not a convolution"));
+}
+
 TEST_CASE("an unknown DeepBench dataset is an error listing the datasets",
           "[calibrate][deepbench]") {
   CHECK_THROWS_WITH(read_deepbench(kDeepBench, "P100_baidu_2019"),

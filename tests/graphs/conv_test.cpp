@@ -109,3 +109,40 @@ TEST_CASE("conv2d backward is twice the forward FLOPs (data + weight gradients)"
   CHECK(find(lowered, "c1.bwd_data") == nullptr);  // no gradient for the network input
   CHECK(find(lowered, "c1.bwd_weight") != nullptr);
 }
+
+TEST_CASE("a 1x1 stride-2 convolution reads a quarter of its input, its data gradient writes all",
+          "[graphs][conv]") {
+  // ResNet's projection shortcut: N=2, C=8, H=W=8, K=16, 1x1 stride 2 -> P=Q=4; the windows
+  // touch rows and columns 0, 2, 4, 6 (graphs/conv_traffic.h: min(8, 4 x 1) = 4 of 8).
+  BoundNetwork net;
+  net.name = "shortcut";
+  net.inputs.push_back({"x", TensorInfo{{2, 8, 8, 8}, DType::kF32}});
+  net.inputs.push_back({"labels", TensorInfo{{2}, DType::kI64}});
+  net.layers.push_back(test::with_defaults(test::layer("c1", "conv2d", {"x"},
+                                                       {{"out_channels", std::int64_t{8}},
+                                                        {"kernel", std::vector<std::int64_t>{3}},
+                                                        {"padding", std::vector<std::int64_t>{1}},
+                                                        {"bias", false}})));
+  net.layers.push_back(test::with_defaults(test::layer("c2", "conv2d", {"c1"},
+                                                       {{"out_channels", std::int64_t{16}},
+                                                        {"kernel", std::vector<std::int64_t>{1}},
+                                                        {"stride", std::vector<std::int64_t>{2}},
+                                                        {"bias", false}})));
+  net.layers.push_back(test::with_defaults(test::layer("f", "flatten", {"c2"}, {})));
+  net.layers.push_back(
+      test::with_defaults(test::layer("loss", "softmax_cross_entropy", {"f", "labels"}, {})));
+  const auto lowered = lower(net, {.mode = Mode::kTrain});
+  const Operator* fwd = find(lowered, "c2.fwd");
+  const Operator* dx = find(lowered, "c2.bwd_data");
+  const Operator* dw = find(lowered, "c2.bwd_weight");
+  REQUIRE((fwd && dx && dw));
+  const double x_read = 2.0 * 8 * 4 * 4, x_all = 2.0 * 8 * 8 * 8, weights = 16.0 * 8;
+  const double y = 2.0 * 16 * 4 * 4;
+  CHECK(fwd->bytes_read == Approx(4 * (x_read + weights)));
+  CHECK(dw->bytes_read == Approx(4 * (y + x_read)));
+  CHECK(dx->bytes_written == Approx(4 * x_all));
+  // A 3x3 stride-1 layer reads all of its input.
+  const Operator* c1 = find(lowered, "c1.fwd");
+  REQUIRE(c1);
+  CHECK(c1->bytes_read == Approx(4 * (x_all + 8.0 * 8 * 9)));
+}
