@@ -39,6 +39,13 @@ struct RnnGeometry {
   bool batch_first;
   std::int64_t g() const { return gates(cell); }
   std::int64_t layer_input(std::int64_t l) const { return l == 0 ? input : directions * hidden; }
+  // Rows of a layer's stacked weights (every direction's gates), W_ih and W_hh alike.
+  std::int64_t rows() const { return directions * g() * hidden; }
+  // Per step and direction: hidden units N*H, gate pre-activations N*G*H, and the state
+  // tensors (h, and c for lstm).
+  double units() const { return static_cast<double>(n * hidden); }
+  double gate_units() const { return static_cast<double>(n * g() * hidden); }
+  double state_tensors() const { return cell == Cell::kLstm ? 2 : 1; }
 };
 
 double activation_flops(const Layer& layer, bool backward) {
@@ -111,7 +118,7 @@ std::vector<Weight> weights(Cell cell, const Layer& layer, const std::vector<Ten
   const RnnGeometry g = geometry(cell, layer, in);
   std::vector<Weight> w;
   for (std::int64_t l = 0; l < g.layers; ++l) {
-    const std::int64_t rows = g.directions * g.g() * g.hidden;
+    const std::int64_t rows = g.rows();
     w.push_back({fmt::format("l{}.w_ih", l), rows * g.layer_input(l)});
     w.push_back({fmt::format("l{}.w_hh", l), rows * g.hidden});
     if (g.bias_vectors > 0) w.push_back({fmt::format("l{}.bias", l), g.bias_vectors * rows});
@@ -129,13 +136,11 @@ std::string direction_tag(std::int64_t dir) { return dir == 0 ? "" : "r"; }
 void forward(Cell cell, ForwardContext& ctx) {
   const RnnGeometry g = geometry(cell, ctx.layer, ctx.inputs);
   const double e = dtype_bytes(ctx.in().dtype);
-  const double nh = d(g.n * g.hidden);
-  const double gates_per_step = d(g.n * g.g() * g.hidden);
+  const double nh = g.units(), gates_per_step = g.gate_units(), state_tensors = g.state_tensors();
   const double per_unit = pointwise_forward_flops(g, ctx.layer);
-  const double state_tensors = cell == Cell::kLstm ? 2 : 1;
+  const std::int64_t rows = g.rows();
   for (std::int64_t l = 0; l < g.layers; ++l) {
     const std::int64_t in_width = g.layer_input(l);
-    const std::int64_t rows = g.directions * g.g() * g.hidden;
     Operator xproj = ctx.make(
         fmt::format("l{}.xproj", l), OpClass::kRnn, 2.0 * d(g.t * g.n) * d(rows) * d(in_width),
         e * d(g.t * g.n * in_width + rows * in_width), e * d(g.t * g.n * rows));
@@ -163,10 +168,9 @@ void forward(Cell cell, ForwardContext& ctx) {
 void backward(Cell cell, BackwardContext& ctx) {
   const RnnGeometry g = geometry(cell, ctx.layer, ctx.inputs);
   const double e = dtype_bytes(ctx.in().dtype);
-  const double nh = d(g.n * g.hidden);
-  const double gates_per_step = d(g.n * g.g() * g.hidden);
+  const double nh = g.units(), gates_per_step = g.gate_units(), state_tensors = g.state_tensors();
   const double per_unit = pointwise_backward_flops(g, ctx.layer);
-  const double state_tensors = cell == Cell::kLstm ? 2 : 1;
+  const std::int64_t rows = g.rows();
   const bool state_grad = ctx.needs_input_grad(1) || ctx.needs_input_grad(2);
   bool first = true;
   auto emit = [&](Operator op, int grad_of_input = -1, int grad_of_weight = -1) {
@@ -178,7 +182,6 @@ void backward(Cell cell, BackwardContext& ctx) {
   };
   for (std::int64_t l = g.layers - 1; l >= 0; --l) {
     const std::int64_t in_width = g.layer_input(l);
-    const std::int64_t rows = g.directions * g.g() * g.hidden;
     for (std::int64_t s = 0; s < g.t; ++s) {
       for (std::int64_t dir = 0; dir < g.directions; ++dir) {
         const std::int64_t t = dir == 0 ? g.t - 1 - s : s;
