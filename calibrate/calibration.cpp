@@ -37,6 +37,8 @@ std::vector<ClassPlan> gpu_plan() {
   family.tile_sizes = {32, 64, 128};
   family.tile_rows = {128};
   family.tile_choices = {hw::TileChoice::kWaste};
+  FitOptions cache;  // the size sweeps run from L2-resident to DRAM-resident operands
+  cache.fit_cache = true;
   const auto conv_plan = [&](const char* entry) {
     return ClassPlan{entry, ModelForm::kGemmLike, conv, {winograd, family}};
   };
@@ -45,8 +47,8 @@ std::vector<ClassPlan> gpu_plan() {
           conv_plan("conv_bwd_data"),
           conv_plan("conv_bwd_filter"),
           {"rnn", ModelForm::kGemmLike, tiles},
-          {"elementwise", ModelForm::kMemoryBound, {}},
-          {"reduction", ModelForm::kMemoryBound, {}}};
+          {"elementwise", ModelForm::kMemoryBound, cache},
+          {"reduction", ModelForm::kMemoryBound, cache}};
 }
 
 std::vector<Sample> to_samples(const std::vector<Measurement>& rows) {

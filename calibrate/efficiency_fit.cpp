@@ -26,7 +26,9 @@ enum class Param {
   kTileReuseHalf,
   kWinograd,
   kNarrowCompute,
-  kStridedWork
+  kStridedWork,
+  kCacheBoost,
+  kCacheBytes
 };
 
 // Winograd factor range: 1 (no saving) to 4 (F(4x4,3x3)'s multiplication saving).
@@ -53,6 +55,10 @@ double& slot(hw::ClassEfficiency& e, Param p) {
       return e.narrow_compute;
     case Param::kStridedWork:
       return e.strided_work;
+    case Param::kCacheBoost:
+      return e.cache_boost;
+    case Param::kCacheBytes:
+      return e.cache_bytes;
     case Param::kCompute:
       return e.compute;
     case Param::kMemory:
@@ -73,8 +79,10 @@ double& slot(hw::ClassEfficiency& e, Param p) {
 // gradient): a k_half of 64 and a half_bytes of 64 kB are mid-range for GPUs and CPUs, a
 // 1 us latency is a kernel's typical fixed cost, 0.9 a typical parallel fraction.
 double start_value(Param p, double base) {
-  if (p == Param::kWinograd) return 1.5;     // mid-range of [1, kWinogradMax]
-  if (p == Param::kStridedWork) return 0.5;  // mid-range of [0, 1]
+  if (p == Param::kWinograd) return 1.5;        // mid-range of [1, kWinogradMax]
+  if (p == Param::kStridedWork) return 0.5;     // mid-range of [0, 1]
+  if (p == Param::kCacheBoost) return 2;        // caches at twice the DRAM bandwidth
+  if (p == Param::kCacheBytes) return 1 << 20;  // a CPU core's L2, a small GPU L2 (< the bound)
   if (base > 0) return base;
   switch (p) {
     case Param::kTileReuseHalf:
@@ -85,6 +93,10 @@ double start_value(Param p, double base) {
       return 0.2;
     case Param::kStridedWork:
       return 0.5;
+    case Param::kCacheBoost:
+      return 2;
+    case Param::kCacheBytes:
+      return 1 << 20;
     case Param::kCompute:
       return 0.75;
     case Param::kMemory:
@@ -101,12 +113,17 @@ double start_value(Param p, double base) {
   return 1;
 }
 
-double to_coordinate(Param p, double v) {
+// cache_bytes_max bounds kCacheBytes (in (0, cache_bytes_max)).
+double to_coordinate(Param p, double v, double cache_bytes_max) {
   if (p == Param::kWinograd) return logit((v - 1.0) / (kWinogradMax - 1.0));
+  if (p == Param::kCacheBoost) return std::log(std::max(v - 1.0, 1e-6));
+  if (p == Param::kCacheBytes) return logit(v / cache_bytes_max);
   return is_fraction(p) ? logit(v) : std::log(v);
 }
-double from_coordinate(Param p, double u) {
+double from_coordinate(Param p, double u, double cache_bytes_max) {
   if (p == Param::kWinograd) return 1.0 + (kWinogradMax - 1.0) * logistic(u);
+  if (p == Param::kCacheBoost) return 1.0 + std::exp(u);
+  if (p == Param::kCacheBytes) return cache_bytes_max * logistic(u);
   return is_fraction(p) ? logistic(u) : std::exp(u);
 }
 
@@ -117,11 +134,15 @@ struct Problem {
   std::vector<hw::DeviceSpec> devices;  // per sample (thread variants), efficiency updated
   hw::ClassEfficiency fixed;            // tiles and parameters not fitted
   Eigen::VectorXd start;
+  // The cache step must lie inside the size sweep, so that its largest samples pin `memory`:
+  // cache_bytes < the largest sample's bytes / kCacheStepInside.
+  double cache_bytes_max = 0;
 
   hw::ClassEfficiency efficiency(const Eigen::VectorXd& u) const {
     hw::ClassEfficiency e = fixed;
     for (std::size_t i = 0; i < params.size(); ++i)
-      slot(e, params[i]) = from_coordinate(params[i], u[static_cast<Eigen::Index>(i)]);
+      slot(e, params[i]) =
+          from_coordinate(params[i], u[static_cast<Eigen::Index>(i)], cache_bytes_max);
     return e;
   }
 };
@@ -286,6 +307,17 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
     }
   } else {
     problem.params = {Param::kMemory, Param::kLatency};
+    if (options.fit_cache) {
+      double smallest = std::numeric_limits<double>::infinity(), largest = 0;
+      for (const auto& s : train) {
+        smallest = std::min(smallest, s.op.bytes());
+        largest = std::max(largest, s.op.bytes());
+      }
+      if (smallest > 0 && largest >= kCacheSpan * smallest) {
+        problem.params.insert(problem.params.end(), {Param::kCacheBoost, Param::kCacheBytes});
+        problem.cache_bytes_max = largest / kCacheStepInside;
+      }
+    }
   }
   if (train.size() < problem.params.size() + 1)
     throw UserError(fmt::format(
@@ -311,7 +343,7 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   for (std::size_t i = 0; i < problem.params.size(); ++i) {
     const Param p = problem.params[i];
     problem.start[static_cast<Eigen::Index>(i)] =
-        to_coordinate(p, start_value(p, slot(problem.fixed, p)));
+        to_coordinate(p, start_value(p, slot(problem.fixed, p)), problem.cache_bytes_max);
   }
 
   // The discrete structure: a tile pair (tile_m, tile_n), or a tile set (tile_min, tile_max)

@@ -12,7 +12,8 @@
 //                  the lowest training cost. With FitOptions::tile_set, the pairs are
 //                  (tile_min, tile_max) of a tile set and tile_reuse_half is fitted too;
 //                  with fit_winograd, the Winograd factor of 3x3 stride-1 convolutions.
-//   kMemoryBound   memory, latency (compute and half_bytes are kept from the base device).
+//   kMemoryBound   memory, latency (compute and half_bytes are kept from the base device);
+//                  with fit_cache, cache_boost and cache_bytes too.
 //                  For a memory-bound op bytes / (bandwidth x memory x bytes / (bytes +
 //                  half_bytes)) = bytes / (bandwidth x memory) + half_bytes / (bandwidth x
 //                  memory): half_bytes only adds a fixed time, which the latency term already
@@ -34,6 +35,8 @@
 namespace amdahl::calibrate {
 
 inline constexpr double kPriorWeight = 0.01;
+inline constexpr double kCacheSpan = 100;
+inline constexpr double kCacheStepInside = 8;
 
 struct Sample {
   graphs::Operator op;
@@ -60,6 +63,11 @@ struct FitOptions {
   bool fit_winograd = false;
   // Fit `strided_work` (in [0, 1]) when some training sample is a strided backward-data op.
   bool fit_strided_work = false;
+  // kMemoryBound: fit the cache term (cache_boost >= 1, cache_bytes) when the training samples'
+  // bytes span at least kCacheSpan (a size sweep from cache-resident to DRAM-resident), with
+  // cache_bytes below the largest sample's bytes / kCacheStepInside (the step inside the sweep,
+  // so that the largest samples pin `memory`).
+  bool fit_cache = false;
   bool winograd_algorithm = false;
   // GEMMs with min(m, n) <= narrow_max get the narrow kernel's own fraction, narrow_compute
   // (fitted when some training sample is that narrow; 0: no narrow kernel).

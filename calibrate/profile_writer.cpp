@@ -70,6 +70,9 @@ std::string efficiency_entry(const ClassFit& fit, const std::string& source) {
   if (e.latency_s > 0) body += fmt::format(", latency: {} us", num(e.latency_s * 1e6));
   if (e.half_bytes > 0)
     body += fmt::format(", half_bytes: {} B", fmt::format("{:.0f}", e.half_bytes));
+  if (e.cache_bytes > 0)
+    body += fmt::format(", cache_boost: {}, cache_bytes: {} B", num(e.cache_boost),
+                        fmt::format("{:.0f}", e.cache_bytes));
   if (e.thread_scaling > 0) body += fmt::format(", thread_scaling: {}", num(e.thread_scaling));
   return fmt::format("{}: {{{}, source: {}}}", fit.op_class, body, quoted(source));
 }

@@ -40,10 +40,15 @@ struct CalibrateOptions {
   bool cross_validate = false;
 };
 
+// What is fitted: the CPU plan for a CPU device, else the GPU plan.
+std::vector<calibrate::ClassPlan> plan_for(const hw::DeviceSpec& base) {
+  return base.kind == hw::DeviceKind::kCpu ? calibrate::cpu_plan() : calibrate::gpu_plan();
+}
+
 void print_cross_validation(const CalibrateOptions& o, const calibrate::MeasurementSet& set,
                             const hw::DeviceSpec& base) {
   if (!o.cross_validate) return;
-  const auto cv = calibrate::cross_validate(set, base, calibrate::gpu_plan());
+  const auto cv = calibrate::cross_validate(set, base, plan_for(base));
   Table t(
       {"class", "shapes x directions", "cross-validated median |err|", "p90 |err|", "max |err|"});
   for (const auto& c : cv)
@@ -74,16 +79,22 @@ std::string tile_text(const hw::ClassEfficiency& e) {
   return e.tile_m > 0 ? fmt::format("{}x{}", e.tile_m, e.tile_n) : "-";
 }
 
+// "4.45x < 6.1 MB" (the cache term: boost, and the size where half of it is left), else "-".
+std::string cache_text(const hw::ClassEfficiency& e) {
+  if (e.cache_bytes <= 0) return "-";
+  return fmt::format("{:.3g}x < {:.2g} MB", e.cache_boost, e.cache_bytes / 1e6);
+}
+
 void print_report(std::ostream& out, const calibrate::Calibration& c) {
   Table t({"class", "train", "held out", "structure", "compute", "memory", "tile", "k_half",
-           "latency", "half_bytes", "held-out median |err|", "held-out p90 |err|",
+           "latency", "cache", "held-out median |err|", "held-out p90 |err|",
            "train median |err|"});
   for (const auto& f : c.fits) {
     const hw::ClassEfficiency& e = f.params;
     t.add({f.op_class, std::to_string(f.train.count), std::to_string(f.held_out.count),
            f.structure.empty() ? "-" : f.structure, fmt::format("{:.3f}", e.compute),
            fmt::format("{:.3f}", e.memory), tile_text(e), fmt::format("{:.4g}", e.k_half),
-           fmt::format("{:.3g} us", e.latency_s * 1e6), fmt::format("{:.4g} B", e.half_bytes),
+           fmt::format("{:.3g} us", e.latency_s * 1e6), cache_text(e),
            percent(f.held_out.median_abs), percent(f.held_out.p90_abs),
            percent(f.train.median_abs)});
   }
@@ -160,7 +171,7 @@ void run_measurements(const CalibrateOptions& o) {
   require(o.out, "--out", "with --measurements");
   const calibrate::MeasurementSet set = calibrate::read_measurements(o.measurements);
   const hw::DeviceSpec base = hw::load_device_file(o.base);
-  const calibrate::Calibration c = calibrate::calibrate_device(set, base, calibrate::gpu_plan());
+  const calibrate::Calibration c = calibrate::calibrate_device(set, base, plan_for(base));
   print_report(std::cout, c);
   print_cross_validation(o, set, base);
   std::string provenance = fmt::format("{}", fs::path(o.measurements).filename().string());

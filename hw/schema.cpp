@@ -137,6 +137,8 @@ void check_range(const Field& f, const Value& v, const std::string& path, Diagno
       rule = "must be positive";
     else if (f.min_value == 0)
       rule = "must not be negative";
+    else if (std::isinf(f.max_value))
+      rule = fmt::format("must be at least {}", f.min_value);
     else
       rule = fmt::format("must be within [{}, {}]", f.min_value, f.max_value);
     diags.add(v.where, path, rule, fmt::format("'{}'", v.text));

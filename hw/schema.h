@@ -65,6 +65,10 @@ struct Field {
     min_value = 0;
     return *this;
   }
+  Field& at_least(double v) {
+    min_value = v;
+    return *this;
+  }
 };
 
 Field string_field(std::string key, std::string description);

@@ -37,9 +37,13 @@ struct ClassEfficiency {
   double memory = 0;   // fraction of peak bandwidth reached by a large op
   int tile_m = 0;      // GEMM/conv output tile (0: no tile quantization)
   int tile_n = 0;
-  double k_half = 0;          // reduction depth at which half of `compute` is reached (0: none)
-  double latency_s = 0;       // fixed time per op beyond the launch latency
-  double half_bytes = 0;      // bytes at which a memory-bound op reaches half its bandwidth
+  double k_half = 0;      // reduction depth at which half of `compute` is reached (0: none)
+  double latency_s = 0;   // fixed time per op beyond the launch latency
+  double half_bytes = 0;  // bytes at which a memory-bound op reaches half its bandwidth
+  // Cache-resident operands (model/efficiency.h): small ops stream at up to cache_boost times
+  // the DRAM fraction, fading to 1x around cache_bytes (cache_bytes 0: no cache term).
+  double cache_boost = 1;
+  double cache_bytes = 0;
   double thread_scaling = 0;  // CPU only: parallel fraction for Amdahl thread scaling (0: ideal)
   // Tile set (model/efficiency.h): candidate tiles tm x tn with tm, tn in tile_min x 2^i up to
   // tile_max; the op runs on the candidate with the highest efficiency (0: no tile set).

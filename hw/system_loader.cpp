@@ -37,6 +37,8 @@ ClassEfficiency to_efficiency(const Record& r) {
   e.k_half = r.number("k_half");
   e.latency_s = r.number("latency");
   e.half_bytes = r.number("half_bytes");
+  e.cache_boost = r.number("cache_boost");
+  e.cache_bytes = r.number("cache_bytes");
   e.thread_scaling = r.number("thread_scaling");
   e.tile_min = static_cast<int>(r.integer("tile_min"));
   e.tile_max = static_cast<int>(r.integer("tile_max"));

@@ -38,6 +38,14 @@ std::vector<Field> efficiency_fields() {
                      "bytes at which a memory-bound op reaches half its bandwidth (0: none)")
           .non_negative()
           .def("0 B"),
+      number_field("cache_boost",
+                   "bandwidth multiple of cache-resident operands over `memory` (>= 1; 1: none)")
+          .at_least(1)
+          .def("1"),
+      quantity_field("cache_bytes", Dimension::kBytes,
+                     "bytes at which the cache boost has fallen halfway to 1x (0: none)")
+          .non_negative()
+          .def("0 B"),
       number_field("thread_scaling", "CPU: parallel fraction for thread scaling (0: ideal)")
           .non_negative()
           .def("0"),

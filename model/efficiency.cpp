@@ -96,8 +96,11 @@ double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency&
 }
 
 double memory_efficiency(double bytes, const hw::ClassEfficiency& e) {
-  if (e.half_bytes > 0 && bytes > 0) return e.memory * bytes / (bytes + e.half_bytes);
-  return e.memory;
+  double eff = e.memory;
+  if (e.half_bytes > 0 && bytes > 0) eff *= bytes / (bytes + e.half_bytes);
+  if (e.cache_bytes > 0 && bytes >= 0)
+    eff *= 1 + (e.cache_boost - 1) * e.cache_bytes / (e.cache_bytes + bytes);
+  return eff;
 }
 
 double implicit_gemm_work_fraction(const graphs::Operator& op) {

@@ -35,7 +35,13 @@
 // by fill), and the op runs on the faster of it and the direct convolution.
 // Memory-bound ops: bandwidth fraction = memory * bytes / (bytes + half_bytes), i.e. the
 // time is half_bytes / (memory x bandwidth) of fixed latency plus bytes over the
-// asymptotic bandwidth (the latency-plus-bandwidth curve of a streaming kernel).
+// asymptotic bandwidth (the latency-plus-bandwidth curve of a streaming kernel). Caches
+// (cache_bytes > 0): bandwidth fraction *= 1 + (cache_boost - 1) * cache_bytes / (cache_bytes +
+// bytes), so an op whose operands fit in cache streams at up to cache_boost times the DRAM
+// fraction (a CPU's L2 and L3 run 2-5x its DRAM bandwidth), halfway back at cache_bytes and
+// at the DRAM fraction for large ops. One smooth step stands for the whole hierarchy, and an
+// op's operands count as cache-resident by their size alone: in a network, a small tensor
+// was usually just written by the op before.
 // CPU ops with thread_scaling s (Amdahl): speedup over one core = 1 / ((1 - s) + s / cores),
 // so efficiency relative to all cores = compute * speedup / cores.
 //

@@ -134,22 +134,24 @@ std::string base_device_text(const CpuInfo& info, double bandwidth, const std::s
   return t;
 }
 
-std::vector<ClassPlan> cpu_plan() {
-  FitOptions threads;
-  threads.fit_thread_scaling = true;
-  return {{"gemm", ModelForm::kGemmLike, threads},
-          {"conv", ModelForm::kGemmLike, {}},
-          {"elementwise", ModelForm::kMemoryBound, {}},
-          {"reduction", ModelForm::kMemoryBound, {}},
-          {"data_movement", ModelForm::kMemoryBound, {}}};
-}
-
 std::string with_suffix(const std::string& path, const std::string& suffix) {
   const fs::path p(path);
   return (p.parent_path() / (p.stem().string() + suffix)).string();
 }
 
 }  // namespace
+
+std::vector<ClassPlan> cpu_plan() {
+  FitOptions threads;
+  threads.fit_thread_scaling = true;
+  FitOptions cache;  // the size sweeps run from L1-resident to DRAM-resident operands
+  cache.fit_cache = true;
+  return {{"gemm", ModelForm::kGemmLike, threads},
+          {"conv", ModelForm::kGemmLike, {}},
+          {"elementwise", ModelForm::kMemoryBound, cache},
+          {"reduction", ModelForm::kMemoryBound, cache},
+          {"data_movement", ModelForm::kMemoryBound, cache}};
+}
 
 double measure_dispatch(const std::string& python, std::string& framework, std::string& why_not) {
   // 20000 adds of one-element tensors after 2000 warm-up adds: the eager dispatch path

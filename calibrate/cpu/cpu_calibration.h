@@ -33,6 +33,11 @@ struct CpuCalibrationResult {
 
 CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::ostream& log);
 
+// The classes and model forms fitted for a CPU (calibrate_cpu, and `amdahl calibrate
+// --measurements` with a CPU base device): GEMM with thread scaling, direct convolution, and
+// the memory-bound classes with the cache term.
+std::vector<ClassPlan> cpu_plan();
+
 // The framework's per-op dispatch cost: a loop of tiny adds through PyTorch eager on one
 // element. Returns seconds per op and fills `framework` ("pytorch 2.x"), or returns 0 and
 // fills `why_not` when python or torch is missing.

@@ -104,6 +104,44 @@ TEST_CASE("the memory-bound fit recovers the bandwidth fraction and the fixed ti
   CHECK(fit.held_out.p90_abs < 0.02);
 }
 
+TEST_CASE("the memory-bound fit recovers a cache boost from a size sweep", "[calibrate][fit]") {
+  // A CPU-like curve: 20 GB/s DRAM, 4x that fraction for cache-resident sizes, halfway at
+  // 6 MB (the 1 us latency matters below about 100 kB only).
+  hw::DeviceSpec base = test::synthetic_gpu();
+  base.memory.bandwidth_bytes_per_s = 20e9;
+  hw::DeviceSpec truth = base;
+  hw::ClassEfficiency known{0.75, 0.9};
+  known.cache_boost = 4;
+  known.cache_bytes = 6e6;
+  known.latency_s = 1e-6;
+  truth.efficiency["elementwise"] = known;
+  std::mt19937 rng(11);
+  std::vector<Sample> shapes;
+  for (double e = 1024; e <= 256e6; e *= 1.5) shapes.push_back(add_sample(e));
+  const auto samples = with_times(shapes, truth, 0.02, rng);
+  std::vector<Sample> train, held;
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    (i % 5 == 4 ? held : train).push_back(samples[i]);
+  FitOptions cache;
+  cache.fit_cache = true;
+  const ClassFit fit = fit_class("elementwise", ModelForm::kMemoryBound, train, held, base, cache);
+  CHECK(fit.params.memory == Approx(0.9).epsilon(0.05));
+  CHECK(fit.params.cache_boost == Approx(4).epsilon(0.1));
+  CHECK(fit.params.cache_bytes == Approx(6e6).epsilon(0.2));
+  CHECK(fit.held_out.p90_abs < 0.05);
+  // Without the option the same data leave the cache term off and fit worse.
+  const ClassFit plain = fit_class("elementwise", ModelForm::kMemoryBound, train, held, base, {});
+  CHECK(plain.params.cache_bytes == 0);
+  CHECK(plain.held_out.median_abs > 3 * fit.held_out.median_abs);
+  // A sweep spanning less than kCacheSpan cannot place the step: no cache term is fitted.
+  std::vector<Sample> narrow;
+  for (const auto& s : train)
+    if (s.op.bytes() >= 1e8) narrow.push_back(s);
+  REQUIRE(narrow.size() >= 3);
+  CHECK(fit_class("elementwise", ModelForm::kMemoryBound, narrow, {}, base, cache)
+            .params.cache_bytes == 0);
+}
+
 TEST_CASE("a CPU GEMM fit recovers Amdahl thread scaling from runs at several thread counts",
           "[calibrate][fit]") {
   hw::DeviceSpec cpu = test::synthetic_gpu();
@@ -212,8 +250,8 @@ TEST_CASE("the backward-data fit recovers the share of strided zero work", "[cal
   const std::vector<Sample> held(samples.begin() + 48, samples.end());
   FitOptions options;
   options.fit_strided_work = true;
-  const ClassFit fit = fit_class("conv_bwd_data", ModelForm::kGemmLike, train, held,
-                                 test::synthetic_gpu(), options);
+  const ClassFit fit =
+      fit_class("conv_bwd_data", ModelForm::kGemmLike, train, held, test::synthetic_gpu(), options);
   // 1 % noise: the fitted values move by well under these tolerances.
   CHECK(fit.params.strided_work == Approx(0.5).epsilon(0.05));
   CHECK(fit.params.compute == Approx(0.8).epsilon(0.03));

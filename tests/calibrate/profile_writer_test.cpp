@@ -92,6 +92,27 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
   CHECK(g.strided_work == 1);
 }
 
+TEST_CASE("a cache term is written and read back", "[calibrate][writer]") {
+  ClassFit f;
+  f.op_class = "elementwise";
+  f.params.compute = 0.5;
+  f.params.memory = 0.95;
+  f.params.latency_s = 1.2e-6;
+  f.params.cache_boost = 4.447;
+  f.params.cache_bytes = 6113812;
+  const std::string text = render_calibrated_device(kBase, {f}, {"fit"}, "test data");
+  CHECK(text.find("elementwise: {compute: 0.5, memory: 0.95, latency: 1.2 us, cache_boost: 4.447, "
+                  "cache_bytes: 6113812 B") != std::string::npos);
+  const auto path = (fs::temp_directory_path() / "amdahl_writer_cache_test.yaml").string();
+  write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
+  const hw::DeviceSpec d = hw::load_device_file(path);
+  CHECK(d.efficiency.at("elementwise").cache_boost == Approx(4.447));
+  CHECK(d.efficiency.at("elementwise").cache_bytes == Approx(6113812));
+  // Off by default: boost 1, no size.
+  CHECK(d.efficiency.at("gemm").cache_boost == 1);
+  CHECK(d.efficiency.at("gemm").cache_bytes == 0);
+}
+
 TEST_CASE("a profile that fails validation is never written", "[calibrate][writer]") {
   const auto path = (fs::temp_directory_path() / "amdahl_writer_keep.yaml").string();
   std::ofstream(path) << "old contents\n";

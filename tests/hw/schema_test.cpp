@@ -75,6 +75,13 @@ TEST_CASE("schema rule: fraction out of range", "[hw][schema]") {
           Contains("(got '1.5')"));
 }
 
+TEST_CASE("schema rule: below a lower bound", "[hw][schema]") {
+  CHECK_THAT(device_error("bad_cache_boost.yaml"),
+             Contains("bad_cache_boost.yaml:15:18: efficiency.elementwise.cache_boost: must be at "
+                      "least 1") &&
+                 Contains("(got '0.5')"));
+}
+
 TEST_CASE("schema rule: key not allowed in a keyed map", "[hw][schema]") {
   CHECK_THAT(device_error("bad_precision.yaml"),
              Contains("bad_precision.yaml:8:3: peak.fp33: unknown key; did you mean 'fp32'"));

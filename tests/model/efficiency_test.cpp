@@ -67,6 +67,21 @@ TEST_CASE("memory-bound time is latency plus bytes over the asymptotic bandwidth
   }
 }
 
+TEST_CASE("cache-resident ops stream at up to cache_boost times the DRAM fraction",
+          "[model][efficiency]") {
+  // factor = 1 + (boost - 1) * c / (c + bytes): boost at 0 bytes, halfway at c, 1 far above.
+  hw::ClassEfficiency e{1.0, 0.5};
+  e.cache_boost = 5;
+  e.cache_bytes = 4e6;
+  CHECK(memory_efficiency(0, e) == Approx(0.5 * 5));
+  CHECK(memory_efficiency(4e6, e) == Approx(0.5 * 3));                    // 1 + 4 / 2
+  CHECK(memory_efficiency(36e6, e) == Approx(0.5 * (1 + 4 * 4.0 / 40)));  // a tenth of the way
+  CHECK(memory_efficiency(1e12, e) == Approx(0.5).epsilon(1e-4));         // 1 + 1.6e-5
+  // cache_bytes 0 (the schema default) switches the term off whatever cache_boost says.
+  e.cache_bytes = 0;
+  CHECK(memory_efficiency(1e3, e) == 0.5);
+}
+
 TEST_CASE("tensor-core rates serve only matrix classes", "[model][roofline]") {
   hw::DeviceSpec d = test::round_device();
   d.peak[Precision::kFp16] = {8e12, hw::ComputeUnit::kTensor};
