@@ -38,6 +38,21 @@ if(NOT produced STREQUAL shipped)
                       "(${WORK}/p100.yaml)")
 endif()
 
+# A CPU's measurements refit through --measurements with the CPU plan (thread scaling, cache
+# term), chosen by the base device's kind: the shipped example's CSV and device.
+execute_process(
+  COMMAND ${AMDAHL} calibrate --measurements ${SOURCE}/calibrate/examples/cpu-example.csv
+          --base ${SOURCE}/calibrate/examples/cpu-example.device.yaml --out ${WORK}/cpu-refit.yaml
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "elementwise +24 +3 +- +[0-9.]+ +[0-9.]+ +- +[0-9.]+ +[0-9.]+ us +[0-9.]+x < "
+   OR NOT EXISTS ${WORK}/cpu-refit.yaml)
+  message(FATAL_ERROR "calibrate --measurements with a CPU base (${rc}): ${out} ${err}")
+endif()
+file(READ ${WORK}/cpu-refit.yaml refit)
+if(NOT refit MATCHES "thread_scaling: " OR NOT refit MATCHES "cache_boost: ")
+  message(FATAL_ERROR "the CPU refit lacks thread scaling or the cache term: ${refit}")
+endif()
+
 # --cross-validate applies to fits of given measurements, not to a live --target run.
 expect_failure("cross-validate with target" ${AMDAHL} calibrate --target cpu --cross-validate
                --out ${WORK}/cpu.yaml)
