@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "conv_bytes.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "precision.h"
@@ -319,15 +320,11 @@ void bench_problem(const BenchConfig& config, Reporter& reporter, cudnnHandle_t 
   const std::uint64_t y_elements =
       static_cast<std::uint64_t>(batch) * layer.k * problem.p * problem.q;
   const std::uint64_t tensor_bytes = (x_elements + w_elements + y_elements) * element_bytes;
-  // The bytes column (measurement_format.md): X as the windows read it for the forward and
-  // filter-gradient directions, min(H, P x R) x min(W, Q x S) of each plane, all of dX for the
-  // data gradient (the rule of graphs/conv_traffic.h, which this target cannot include).
-  const std::uint64_t x_read = static_cast<std::uint64_t>(batch) * layer.c *
-                               std::min(layer.h, problem.p * layer.r) *
-                               std::min(layer.w, problem.q * layer.s);
-  const auto bench_bytes = [&](const std::string& bench) {
-    const std::uint64_t x = bench == "conv_bwd_data" ? x_elements : x_read;
-    return (x + w_elements + y_elements) * element_bytes;
+  const auto u = [](int v) { return static_cast<std::uint64_t>(v); };
+  const ConvBytesShape bytes_shape{u(batch),   u(layer.c), u(layer.h),   u(layer.w),  u(layer.k),
+                                   u(layer.r), u(layer.s), u(problem.p), u(problem.q)};
+  const auto bench_bytes = [&](const char* bench) {
+    return conv_bench_bytes(bench, bytes_shape, element_bytes);
   };
 
   // Two copies of each tensor, with a tenth of the free memory kept back for cuDNN itself.
