@@ -18,13 +18,15 @@ std::vector<ClassPlan> gpu_plan() {
   tile_set.tile_sizes = {16, 32, 64, 128, 256};
   tile_set.tile_set = true;
   tile_set.narrow_max = 16;  // cuBLAS/cuDNN run n <= 16 on other kernels than tiled SGEMM
-  // Convolutions, three structures (model/efficiency.h), chosen per direction by
+  // Convolutions, four structures (model/efficiency.h), chosen per direction by
   // cross-validation on the training rows (ClassPlan::alternatives):
   //   tile set   the square tile set like GEMM, Winograd as a factor on the direct GEMM;
   //   winograd   the same tiles, Winograd as its own algorithm (the faster is taken);
   //   family     a kernel family of 128-row tiles by 32, 64 or 128 columns picked by least
   //              waste (cuDNN's 128x32/128x64/128x128 implicit-GEMM kernels), Winograd as its
-  //              own algorithm.
+  //              own algorithm;
+  //   tile set waste   the square tile set, the tile picked by least waste (as the family),
+  //              Winograd as a factor.
   FitOptions conv = tile_set;
   conv.name = "tile set";
   conv.fit_winograd = true;
@@ -39,8 +41,11 @@ std::vector<ClassPlan> gpu_plan() {
   family.tile_choices = {hw::TileChoice::kWaste};
   FitOptions cache;  // the size sweeps run from L2-resident to DRAM-resident operands
   cache.fit_cache = true;
+  FitOptions least_waste = conv;
+  least_waste.name = "tile set waste";
+  least_waste.tile_choices = {hw::TileChoice::kWaste};
   const auto conv_plan = [&](const char* entry) {
-    return ClassPlan{entry, ModelForm::kGemmLike, conv, {winograd, family}};
+    return ClassPlan{entry, ModelForm::kGemmLike, conv, {winograd, family, least_waste}};
   };
   return {{"gemm", ModelForm::kGemmLike, tile_set},
           conv_plan("conv"),
