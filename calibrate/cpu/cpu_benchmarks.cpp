@@ -65,7 +65,7 @@ void memory_benchmarks(const CpuBenchOptions& o, MeasurementSet& set, std::ostre
   const auto max_n = static_cast<std::size_t>(largest / sizeof(float));
   std::vector<float> a(max_n, 1.0f), b(max_n, 2.0f), c(max_n, 0.5f);
   omp_set_num_threads(o.cores);
-  const double step = o.quick ? 4.0 : 2.0;  // operand sizes 4 KiB .. largest
+  const double step = o.quick ? 2.0 : std::sqrt(2.0);  // operand sizes 4 KiB .. largest
   for (double bytes = 4096; bytes <= largest * 1.0001; bytes *= step) {
     const auto n = static_cast<std::int64_t>(bytes / sizeof(float));
     const std::map<std::string, std::string> shape{{"n", std::to_string(n)}};
