@@ -22,6 +22,22 @@ LoweredNetwork conv_net(std::map<std::string, ParamValue> params, Shape input, M
   return lower(net, {.mode = mode});
 }
 
+// x -> c1 -> c2 -> flatten -> loss, lowered for training: c2 has both backward ops (c1, the
+// first layer, has no data gradient).
+LoweredNetwork two_convs(Shape input, std::map<std::string, ParamValue> c1,
+                         std::map<std::string, ParamValue> c2) {
+  BoundNetwork net;
+  net.name = "two_convs";
+  net.inputs.push_back({"x", TensorInfo{input, DType::kF32}});
+  net.inputs.push_back({"labels", TensorInfo{{input[0]}, DType::kI64}});
+  net.layers.push_back(test::with_defaults(test::layer("c1", "conv2d", {"x"}, std::move(c1))));
+  net.layers.push_back(test::with_defaults(test::layer("c2", "conv2d", {"c1"}, std::move(c2))));
+  net.layers.push_back(test::with_defaults(test::layer("f", "flatten", {"c2"}, {})));
+  net.layers.push_back(
+      test::with_defaults(test::layer("loss", "softmax_cross_entropy", {"f", "labels"}, {})));
+  return lower(net, {.mode = Mode::kTrain});
+}
+
 const Operator* find(const LoweredNetwork& net, const std::string& name) {
   for (OpId id = 0; id < net.graph.size(); ++id)
     if (net.graph.op(id).name == name) return &net.graph.op(id);
@@ -87,20 +103,11 @@ TEST_CASE("grouped convolution divides the MACs by the groups", "[graphs][conv]"
 TEST_CASE("conv2d backward is twice the forward FLOPs (data + weight gradients)",
           "[graphs][conv]") {
   // The conv is the first layer, so no data gradient is emitted; a second conv has one.
-  BoundNetwork net;
-  net.name = "two_convs";
-  net.inputs.push_back({"x", TensorInfo{{2, 3, 8, 8}, DType::kF32}});
-  net.inputs.push_back({"labels", TensorInfo{{2}, DType::kI64}});
   const std::map<std::string, ParamValue> p{{"out_channels", std::int64_t{4}},
                                             {"kernel", std::vector<std::int64_t>{3}},
                                             {"padding", std::vector<std::int64_t>{1}},
                                             {"bias", false}};
-  net.layers.push_back(test::with_defaults(test::layer("c1", "conv2d", {"x"}, p)));
-  net.layers.push_back(test::with_defaults(test::layer("c2", "conv2d", {"c1"}, p)));
-  net.layers.push_back(test::with_defaults(test::layer("f", "flatten", {"c2"}, {})));
-  net.layers.push_back(
-      test::with_defaults(test::layer("loss", "softmax_cross_entropy", {"f", "labels"}, {})));
-  const auto lowered = lower(net, {.mode = Mode::kTrain});
+  const auto lowered = two_convs({2, 3, 8, 8}, p, p);
   const Operator* fwd = find(lowered, "c2.fwd");
   const Operator* dx = find(lowered, "c2.bwd_data");
   const Operator* dw = find(lowered, "c2.bwd_weight");
@@ -114,24 +121,15 @@ TEST_CASE("a 1x1 stride-2 convolution reads a quarter of its input, its data gra
           "[graphs][conv]") {
   // ResNet's projection shortcut: N=2, C=8, H=W=8, K=16, 1x1 stride 2 -> P=Q=4; the windows
   // touch rows and columns 0, 2, 4, 6 (graphs/conv_traffic.h: min(8, 4 x 1) = 4 of 8).
-  BoundNetwork net;
-  net.name = "shortcut";
-  net.inputs.push_back({"x", TensorInfo{{2, 8, 8, 8}, DType::kF32}});
-  net.inputs.push_back({"labels", TensorInfo{{2}, DType::kI64}});
-  net.layers.push_back(test::with_defaults(test::layer("c1", "conv2d", {"x"},
-                                                       {{"out_channels", std::int64_t{8}},
-                                                        {"kernel", std::vector<std::int64_t>{3}},
-                                                        {"padding", std::vector<std::int64_t>{1}},
-                                                        {"bias", false}})));
-  net.layers.push_back(test::with_defaults(test::layer("c2", "conv2d", {"c1"},
-                                                       {{"out_channels", std::int64_t{16}},
-                                                        {"kernel", std::vector<std::int64_t>{1}},
-                                                        {"stride", std::vector<std::int64_t>{2}},
-                                                        {"bias", false}})));
-  net.layers.push_back(test::with_defaults(test::layer("f", "flatten", {"c2"}, {})));
-  net.layers.push_back(
-      test::with_defaults(test::layer("loss", "softmax_cross_entropy", {"f", "labels"}, {})));
-  const auto lowered = lower(net, {.mode = Mode::kTrain});
+  const auto lowered = two_convs({2, 8, 8, 8},
+                                 {{"out_channels", std::int64_t{8}},
+                                  {"kernel", std::vector<std::int64_t>{3}},
+                                  {"padding", std::vector<std::int64_t>{1}},
+                                  {"bias", false}},
+                                 {{"out_channels", std::int64_t{16}},
+                                  {"kernel", std::vector<std::int64_t>{1}},
+                                  {"stride", std::vector<std::int64_t>{2}},
+                                  {"bias", false}});
   const Operator* fwd = find(lowered, "c2.fwd");
   const Operator* dx = find(lowered, "c2.bwd_data");
   const Operator* dw = find(lowered, "c2.bwd_weight");
