@@ -48,4 +48,14 @@ TEST_CASE("one shape's directions and thread counts fall on the same side of the
   CHECK(holdout_key(fwd) == holdout_key(bwd));
   CHECK_FALSE(held[10]);  // conv counts its own shapes: index 0
   CHECK_FALSE(held[11]);
+  // amdahl-cudabench names the algorithm, math mode and layout cuDNN ran each direction in;
+  // they may differ between directions and precisions of one convolution.
+  Measurement tensor_op = fwd;
+  tensor_op.shape["math"] = "TENSOR_OP";
+  tensor_op.shape["layout"] = "NHWC";
+  Measurement fma = bwd;
+  fma.shape["math"] = "FMA";
+  fma.shape["layout"] = "NCHW";
+  CHECK(holdout_key(tensor_op) == holdout_key(fma));
+  CHECK(holdout_key(tensor_op) == holdout_key(fwd));
 }
