@@ -37,6 +37,27 @@ std::vector<Sample> with_times(std::vector<Sample> samples, const hw::DeviceSpec
   return samples;
 }
 
+// An elementwise size sweep (1 KiB .. 256 MB of elements, x1.5 steps) timed on `truth` with 2%
+// noise, every fifth size held out; and the options that fit the cache term.
+struct Sweep {
+  std::vector<Sample> train, held;
+};
+Sweep elementwise_sweep(const hw::DeviceSpec& truth, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<Sample> shapes;
+  for (double e = 1024; e <= 256e6; e *= 1.5) shapes.push_back(add_sample(e));
+  const auto samples = with_times(shapes, truth, 0.02, rng);
+  Sweep out;
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    (i % 5 == 4 ? out.held : out.train).push_back(samples[i]);
+  return out;
+}
+FitOptions cache_options() {
+  FitOptions o;
+  o.fit_cache = true;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("the GEMM fit recovers known tiles, compute, depth and latency", "[calibrate][fit]") {
@@ -116,15 +137,8 @@ TEST_CASE("the memory-bound fit recovers a cache boost from a size sweep", "[cal
   known.cache_bytes = 6e6;
   known.latency_s = 1e-6;
   truth.efficiency["elementwise"] = known;
-  std::mt19937 rng(11);
-  std::vector<Sample> shapes;
-  for (double e = 1024; e <= 256e6; e *= 1.5) shapes.push_back(add_sample(e));
-  const auto samples = with_times(shapes, truth, 0.02, rng);
-  std::vector<Sample> train, held;
-  for (std::size_t i = 0; i < samples.size(); ++i)
-    (i % 5 == 4 ? held : train).push_back(samples[i]);
-  FitOptions cache;
-  cache.fit_cache = true;
+  const auto [train, held] = elementwise_sweep(truth, 11);
+  const FitOptions cache = cache_options();
   const ClassFit fit = fit_class("elementwise", ModelForm::kMemoryBound, train, held, base, cache);
   CHECK(fit.params.memory == Approx(0.9).epsilon(0.05));
   CHECK(fit.params.cache_boost == Approx(4).epsilon(0.1));
@@ -152,17 +166,9 @@ TEST_CASE("a GPU size sweep without a cache effect still fits with the cache ter
   hw::ClassEfficiency known{0.75, 0.85};
   known.latency_s = 3e-6;
   truth.efficiency["elementwise"] = known;
-  std::mt19937 rng(5);
-  std::vector<Sample> shapes;
-  for (double e = 1024; e <= 256e6; e *= 1.5) shapes.push_back(add_sample(e));
-  const auto samples = with_times(shapes, truth, 0.02, rng);
-  std::vector<Sample> train, held;
-  for (std::size_t i = 0; i < samples.size(); ++i)
-    (i % 5 == 4 ? held : train).push_back(samples[i]);
-  FitOptions cache;
-  cache.fit_cache = true;
-  const ClassFit with =
-      fit_class("elementwise", ModelForm::kMemoryBound, train, held, test::synthetic_gpu(), cache);
+  const auto [train, held] = elementwise_sweep(truth, 5);
+  const ClassFit with = fit_class("elementwise", ModelForm::kMemoryBound, train, held,
+                                  test::synthetic_gpu(), cache_options());
   const ClassFit without =
       fit_class("elementwise", ModelForm::kMemoryBound, train, held, test::synthetic_gpu(), {});
   CHECK(with.held_out.p90_abs < 0.03);
