@@ -39,14 +39,14 @@ std::vector<ClassPlan> gpu_plan() {
   family.tile_sizes = {32, 64, 128};
   family.tile_rows = {128};
   family.tile_choices = {hw::TileChoice::kWaste};
-  FitOptions cache;  // the size sweeps run from L2-resident to DRAM-resident operands
-  cache.fit_cache = true;
   FitOptions least_waste = conv;
   least_waste.name = "tile set waste";
   least_waste.tile_choices = {hw::TileChoice::kWaste};
   const auto conv_plan = [&](const char* entry) {
     return ClassPlan{entry, ModelForm::kGemmLike, conv, {winograd, family, least_waste}};
   };
+  FitOptions cache;  // the size sweeps run from L2-resident to DRAM-resident operands
+  cache.fit_cache = true;
   return {{"gemm", ModelForm::kGemmLike, tile_set},
           conv_plan("conv"),
           conv_plan("conv_bwd_data"),

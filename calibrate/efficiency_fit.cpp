@@ -75,28 +75,30 @@ double& slot(hw::ClassEfficiency& e, Param p) {
   throw InternalError("unhandled efficiency parameter");
 }
 
+// Parameters whose default (1) means "term off" at the edge of their range, where the fit
+// cannot start: no Winograd saving, all of the strided zero work, no cache boost.
+bool starts_mid_range(Param p) {
+  return p == Param::kWinograd || p == Param::kStridedWork || p == Param::kCacheBoost;
+}
+
 // Starting values where the base gives none (0 switches a model term off, which has no
 // gradient): a k_half of 64 and a half_bytes of 64 kB are mid-range for GPUs and CPUs, a
 // 1 us latency is a kernel's typical fixed cost, 0.9 a typical parallel fraction.
 double start_value(Param p, double base) {
-  if (p == Param::kWinograd) return 1.5;        // mid-range of [1, kWinogradMax]
-  if (p == Param::kStridedWork) return 0.5;     // mid-range of [0, 1]
-  if (p == Param::kCacheBoost) return 2;        // caches at twice the DRAM bandwidth
-  if (p == Param::kCacheBytes) return 1 << 20;  // a CPU core's L2, a small GPU L2 (< the bound)
-  if (base > 0) return base;
+  if (base > 0 && !starts_mid_range(p)) return base;
   switch (p) {
     case Param::kTileReuseHalf:
       return 16;  // the intensity of a 32 x 32 tile
     case Param::kWinograd:
-      return 1.5;
+      return 1.5;  // mid-range of [1, kWinogradMax]
     case Param::kNarrowCompute:
       return 0.2;
     case Param::kStridedWork:
-      return 0.5;
+      return 0.5;  // mid-range of [0, 1]
     case Param::kCacheBoost:
-      return 2;
+      return 2;  // caches at twice the DRAM bandwidth
     case Param::kCacheBytes:
-      return 1 << 20;
+      return 1 << 20;  // a CPU core's L2, a small GPU L2 (below the bound)
     case Param::kCompute:
       return 0.75;
     case Param::kMemory:

@@ -40,6 +40,8 @@ struct CalibrateOptions {
   bool cross_validate = false;
 };
 
+std::string percent(double v) { return fmt::format("{:.1f}%", 100 * v); }
+
 // What is fitted: the CPU plan for a CPU device, else the GPU plan.
 std::vector<calibrate::ClassPlan> plan_for(const hw::DeviceSpec& base) {
   return base.kind == hw::DeviceKind::kCpu ? calibrate::cpu_plan() : calibrate::gpu_plan();
@@ -52,10 +54,8 @@ void print_cross_validation(const CalibrateOptions& o, const calibrate::Measurem
   Table t(
       {"class", "shapes x directions", "cross-validated median |err|", "p90 |err|", "max |err|"});
   for (const auto& c : cv)
-    t.add({c.op_class, std::to_string(c.errors.count),
-           fmt::format("{:.1f}%", 100 * c.errors.median_abs),
-           fmt::format("{:.1f}%", 100 * c.errors.p90_abs),
-           fmt::format("{:.1f}%", 100 * c.errors.max_abs)});
+    t.add({c.op_class, std::to_string(c.errors.count), percent(c.errors.median_abs),
+           percent(c.errors.p90_abs), percent(c.errors.max_abs)});
   std::cout << fmt::format(
       "\ncross-validation: {} fits per class, each holding out one fold of "
       "shapes (index mod {}); every row predicted by the fit without it:\n",
@@ -68,8 +68,6 @@ void write_residuals(const CalibrateOptions& o, const calibrate::Calibration& c)
   calibrate::write_file_atomically(o.residuals, calibrate::residuals_csv(c.fits));
   std::cout << fmt::format("wrote {}\n", o.residuals);
 }
-
-std::string percent(double v) { return fmt::format("{:.1f}%", 100 * v); }
 
 // "128x64" (a tile pair), "16..256" (a tile set), "128x32..128 waste" (fixed rows, least waste).
 std::string tile_text(const hw::ClassEfficiency& e) {

@@ -56,16 +56,16 @@ nlohmann::json timeline_json(const model::Prediction& p, const graphs::OpGraph& 
   for (const auto& c : p.schedule.copies) {
     const int tid = 10 + c.lane;
     lanes[tid] = fmt::format("copy engine {}", c.lane);
-    events.push_back({{"name", fmt::format("{} -> {}", g.op(c.from).name, g.op(c.to).name)},
-                      {"cat", "transfer"},
-                      {"ph", "X"},
-                      {"ts", c.start_s * 1e6},
-                      {"dur", (c.end_s - c.start_s) * 1e6},
-                      {"pid", 1},
-                      {"tid", tid},
-                      {"args",
-                       {{"direction", c.to_device ? "host to device" : "device to host"},
-                        {"bytes", c.bytes}}}});
+    events.push_back(
+        {{"name", fmt::format("{} -> {}", g.op(c.from).name, g.op(c.to).name)},
+         {"cat", "transfer"},
+         {"ph", "X"},
+         {"ts", c.start_s * 1e6},
+         {"dur", (c.end_s - c.start_s) * 1e6},
+         {"pid", 1},
+         {"tid", tid},
+         {"args",
+          {{"direction", c.to_device ? "host to device" : "device to host"}, {"bytes", c.bytes}}}});
   }
   for (const auto& [tid, name] : lanes)
     events.push_back({{"name", "thread_name"},
@@ -85,11 +85,14 @@ nlohmann::json timeline_json(const model::Prediction& p, const graphs::OpGraph& 
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out || !(out << text)) throw UserError(fmt::format("{}: cannot write", path));
+}
+
 namespace {
 void write_json(const std::filesystem::path& path, const nlohmann::json& j) {
-  std::ofstream out(path);
-  if (!out) throw UserError(fmt::format("{}: cannot write", path.string()));
-  out << j.dump(1) << '\n';
+  write_text_file(path.string(), j.dump(1) + "\n");
 }
 }  // namespace
 

@@ -14,6 +14,8 @@
 namespace amdahl::cli {
 
 nlohmann::json timeline_json(const model::Prediction& p, const graphs::OpGraph& graph);
+// Writes `text` to `path`; UserError "PATH: cannot write" when it cannot.
+void write_text_file(const std::string& path, const std::string& text);
 void write_output_files(const std::string& dir, const WorkloadOptions& o, const Workload& w,
                         const model::Prediction& p);
 

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -14,6 +13,7 @@
 #include <utility>
 
 #include "cli/commands.h"
+#include "cli/output_files.h"
 #include "cli/report.h"
 #include "cli/table.h"
 #include "cli/workload.h"
@@ -59,10 +59,9 @@ std::string num(double v) { return fmt::format("{:.6g}", v); }
 void write_sweep_files(const std::string& dir, const std::string& csv, const std::string& json) {
   prepare_out_dir(dir);
   for (const auto& [name, text] : {std::pair{"sweep.csv", &csv}, std::pair{"sweep.json", &json}}) {
-    const std::filesystem::path path = std::filesystem::path(dir) / name;
-    std::ofstream out(path);
-    if (!out || !(out << *text)) throw UserError(fmt::format("{}: cannot write", path.string()));
-    std::cerr << fmt::format("wrote {}\n", path.string());
+    const std::string path = (std::filesystem::path(dir) / name).string();
+    write_text_file(path, *text);
+    std::cerr << fmt::format("wrote {}\n", path);
   }
 }
 
@@ -106,21 +105,18 @@ void register_sweep(CLI::App& app) {
     const bool cpu = so.compare_host && host && system.device(dev).kind != hw::DeviceKind::kCpu;
 
     nlohmann::json points = nlohmann::json::array();
-    {
-      nlohmann::json& j = points;
-      for (const auto& r : rows) {
-        nlohmann::json row = {{"sizes", r.sizes},
-                              {"batch", r.batch},
-                              {"step_time_s", r.step_s},
-                              {"samples_per_s", r.samples_per_s},
-                              {"share_by_class", r.share_by_class},
-                              {"share_by_bound", r.share_by_bound}};
-        if (cpu) {
-          row["cpu_step_time_s"] = r.host_step_s;
-          row["cpu_vs_accelerator_speedup"] = r.host_speedup;
-        }
-        j.push_back(row);
+    for (const auto& r : rows) {
+      nlohmann::json row = {{"sizes", r.sizes},
+                            {"batch", r.batch},
+                            {"step_time_s", r.step_s},
+                            {"samples_per_s", r.samples_per_s},
+                            {"share_by_class", r.share_by_class},
+                            {"share_by_bound", r.share_by_bound}};
+      if (cpu) {
+        row["cpu_step_time_s"] = r.host_step_s;
+        row["cpu_vs_accelerator_speedup"] = r.host_speedup;
       }
+      points.push_back(row);
     }
     const nlohmann::json json{{"workload", first.lowered.name},
                               {"system", system.name},

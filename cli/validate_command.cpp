@@ -1,7 +1,7 @@
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -38,16 +38,16 @@ void print_table(std::ostream& out, const validate::ValidationReport& r) {
 nlohmann::json to_json(const validate::ValidationReport& r) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : r.points) {
-    nlohmann::json j = {{"workload", p.run.workload}, {"batch", p.run.batch},
-                        {"mode", p.run.mode},         {"precision", p.run.precision},
-                        {"op_class", p.run.op_class}, {"measured_s", p.run.measured_s},
+    nlohmann::json j = {{"workload", p.run.workload},   {"batch", p.run.batch},
+                        {"mode", p.run.mode},           {"precision", p.run.precision},
+                        {"op_class", p.run.op_class},   {"measured_s", p.run.measured_s},
                         {"predicted_s", p.predicted_s}, {"error", p.error}};
     for (const auto& [k, v] : p.run.extra) j[k] = v;
     points.push_back(j);
   }
   auto summary = [](const validate::ErrorSummary& s) {
-    return nlohmann::json{{"points", s.points}, {"median_abs_error", s.median_abs},
-                          {"p90_abs_error", s.p90_abs}};
+    return nlohmann::json{
+        {"points", s.points}, {"median_abs_error", s.median_abs}, {"p90_abs_error", s.p90_abs}};
   };
   nlohmann::json classes;
   for (const auto& [cls, s] : r.by_class) classes[cls] = summary(s);
@@ -59,10 +59,15 @@ nlohmann::json to_json(const validate::ValidationReport& r) {
 void register_validate(CLI::App& app) {
   auto o = std::make_shared<ValidateOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "validate", "compare predictions with measured runs (workload,batch,mode,precision,measured_s CSV)");
-  cmd->add_option("--measured", o->measured, "measured-runs CSV")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--system", o->system, "catalog system name or system YAML path")->capture_default_str();
-  cmd->add_option("--device", o->device, "device that ran the measurements (default: the system's)");
+      "validate",
+      "compare predictions with measured runs (workload,batch,mode,precision,measured_s CSV)");
+  cmd->add_option("--measured", o->measured, "measured-runs CSV")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--system", o->system, "catalog system name or system YAML path")
+      ->capture_default_str();
+  cmd->add_option("--device", o->device,
+                  "device that ran the measurements (default: the system's)");
   cmd->add_option("--format", o->format, "output format")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
@@ -81,7 +86,8 @@ void register_validate(CLI::App& app) {
     if (o->format == "json") {
       std::cout << to_json(report).dump(2) << '\n';
     } else if (o->format == "csv") {
-      Table t({"workload", "batch", "mode", "precision", "op_class", "measured_s", "predicted_s", "error"});
+      Table t({"workload", "batch", "mode", "precision", "op_class", "measured_s", "predicted_s",
+               "error"});
       for (const auto& p : report.points)
         t.add({p.run.workload, std::to_string(p.run.batch), p.run.mode, p.run.precision,
                p.run.op_class, fmt::format("{:.6g}", p.run.measured_s),
