@@ -53,7 +53,8 @@ std::vector<ClassPlan> gpu_plan() {
           conv_plan("conv_bwd_filter"),
           {"rnn", ModelForm::kGemmLike, tiles},
           {"elementwise", ModelForm::kMemoryBound, cache},
-          {"reduction", ModelForm::kMemoryBound, cache}};
+          {"reduction", ModelForm::kMemoryBound, cache},
+          {"data_movement", ModelForm::kMemoryBound, cache}};  // amdahl-cudabench copy_d2d
 }
 
 std::vector<Sample> to_samples(const std::vector<Measurement>& rows) {

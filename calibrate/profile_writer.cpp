@@ -43,13 +43,43 @@ int indent_of(const std::string& line) {
 // own spread.
 std::string num(double v) { return fmt::format("{:.4g}", v); }
 
-std::string quoted(const std::string& s) {
+}  // namespace
+
+std::string quoted_yaml(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
   return out + "\"";
 }
 
-}  // namespace
+std::string set_top_level_keys(const std::string& text,
+                               const std::vector<std::pair<std::string, std::string>>& keys) {
+  const std::vector<std::string> lines = lines_of(text);
+  std::vector<std::string> out;
+  std::set<std::string> done;
+  const auto value_of = [&](const std::string& key) -> const std::string* {
+    for (const auto& [k, v] : keys)
+      if (k == key) return &v;
+    return nullptr;
+  };
+  for (std::size_t i = 0; i < lines.size();) {
+    const std::string* value = is_top_level_key(lines[i]) ? value_of(key_of(lines[i])) : nullptr;
+    if (!value) {
+      out.push_back(lines[i++]);
+      continue;
+    }
+    const std::string key = key_of(lines[i]);
+    out.push_back(fmt::format("{}: {}", key, *value));
+    done.insert(key);
+    ++i;
+    while (i < lines.size() && !lines[i].empty() && lines[i][0] == ' ') ++i;  // its block
+  }
+  while (!out.empty() && out.back().empty()) out.pop_back();
+  for (const auto& [k, v] : keys)
+    if (!done.count(k)) out.push_back(fmt::format("{}: {}", k, v));
+  std::string joined;
+  for (const auto& l : out) joined += l + "\n";
+  return joined;
+}
 
 std::string efficiency_entry(const ClassFit& fit, const std::string& source) {
   const hw::ClassEfficiency& e = fit.params;
@@ -74,7 +104,7 @@ std::string efficiency_entry(const ClassFit& fit, const std::string& source) {
     body += fmt::format(", cache_boost: {}, cache_bytes: {} B", num(e.cache_boost),
                         fmt::format("{:.0f}", e.cache_bytes));
   if (e.thread_scaling > 0) body += fmt::format(", thread_scaling: {}", num(e.thread_scaling));
-  return fmt::format("{}: {{{}, source: {}}}", fit.op_class, body, quoted(source));
+  return fmt::format("{}: {{{}, source: {}}}", fit.op_class, body, quoted_yaml(source));
 }
 
 std::string render_calibrated_device(const std::string& base_text,
@@ -121,7 +151,7 @@ std::string render_calibrated_device(const std::string& base_text,
   std::string out;
   for (const auto& l : kept) out += l + "\n";
   out += "calibrated: true\n";
-  out += fmt::format("calibration: {}\n", quoted(calibration));
+  out += fmt::format("calibration: {}\n", quoted_yaml(calibration));
   out += "efficiency:\n";
   out += "  # Fitted by `amdahl calibrate` (docs/calibration.md); held-out error: every fifth\n";
   out += "  # shape, never used in the fit. Entries without a fit are kept from the base.\n";

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibrate/efficiency_fit.h"
@@ -26,6 +27,15 @@ std::string render_calibrated_device(const std::string& base_text,
                                      const std::vector<ClassFit>& fits,
                                      const std::vector<std::string>& entry_sources,
                                      const std::string& calibration);
+
+// `text` with each top-level `key: value` line of `keys` set: an existing key's line (and any
+// indented block under it) replaced in place, a missing key appended. Values are written as
+// given (quote strings with quoted_yaml).
+std::string set_top_level_keys(const std::string& text,
+                               const std::vector<std::pair<std::string, std::string>>& keys);
+
+// `s` as a double-quoted YAML string.
+std::string quoted_yaml(const std::string& s);
 
 // Writes `text` to `path` through a temporary file in the same folder, runs `validate` on the
 // temporary file, and renames it over `path` only when validation passes; on any failure the

@@ -15,11 +15,13 @@
 #include "calibrate/cpu/cpu_calibration.h"
 #include "calibrate/deepbench.h"
 #include "calibrate/holdout.h"
+#include "calibrate/link_fit.h"
 #include "calibrate/profile_writer.h"
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "hw/system_loader.h"
 #include "util/error.h"
+#include "util/suggest.h"
 
 namespace amdahl::cli {
 namespace {
@@ -38,6 +40,8 @@ struct CalibrateOptions {
   std::string csv;
   std::string residuals;
   bool cross_validate = false;
+  std::string link_base;
+  std::string link_out;
 };
 
 std::string percent(double v) { return fmt::format("{:.1f}%", 100 * v); }
@@ -118,12 +122,16 @@ std::vector<std::string> entry_sources(const calibrate::Calibration& c, const st
   return out;
 }
 
-// Writes the calibrated device file at `out` from `base_path`, validated by loading it.
+// Writes the calibrated device file at `out` from `base_path`, validated by loading it; with
+// `extra_keys` (e.g. a measured launch_latency) set on top.
 void write_device(const std::string& base_path, const std::string& out,
                   const calibrate::Calibration& c, const std::string& what,
-                  const std::string& provenance) {
-  const std::string text = calibrate::render_calibrated_device(
-      calibrate::read_text_file(base_path), c.fits, entry_sources(c, what), provenance);
+                  const std::string& provenance,
+                  const std::vector<std::pair<std::string, std::string>>& extra_keys = {}) {
+  const std::string text = calibrate::set_top_level_keys(
+      calibrate::render_calibrated_device(calibrate::read_text_file(base_path), c.fits,
+                                          entry_sources(c, what), provenance),
+      extra_keys);
   calibrate::write_file_atomically(out, text,
                                    [](const std::string& tmp) { hw::load_device_file(tmp); });
 }
@@ -164,21 +172,77 @@ void run_deepbench(const CalibrateOptions& o) {
   write_residuals(o, c);
 }
 
+std::string microseconds(double s) { return fmt::format("{:.4g} us", s * 1e6); }
+
+// The copy curves and launch times of amdahl-cudabench's transfer and launch rows.
+void print_link_report(std::ostream& out, const std::vector<calibrate::CopyCurve>& curves,
+                       const calibrate::LaunchTimes& launch) {
+  if (!curves.empty()) {
+    Table t({"copy", "sizes fitted", "held out", "latency", "bandwidth", "held-out median |err|",
+             "held-out p90 |err|"});
+    for (const auto& c : curves)
+      t.add({c.bench, std::to_string(c.train.count), std::to_string(c.held_out.count),
+             microseconds(c.latency_s), fmt::format("{:.4g} GB/s", c.bytes_per_s / 1e9),
+             percent(c.held_out.median_abs), percent(c.held_out.p90_abs)});
+    out << "\ncopies: time = latency + bytes / bandwidth (relative least squares):\n";
+    t.print(out);
+  }
+  if (launch.async_s > 0 || launch.sync_s > 0 || launch.graph_kernel_s > 0) {
+    out << "\nlaunch (as measured): ";
+    std::vector<std::string> parts;
+    if (launch.async_s > 0)
+      parts.push_back(fmt::format("{} per back-to-back launch (the device file's launch_latency)",
+                                  microseconds(launch.async_s)));
+    if (launch.sync_s > 0)
+      parts.push_back(
+          fmt::format("{} launch + synchronize round trip", microseconds(launch.sync_s)));
+    if (launch.graph_kernel_s > 0)
+      parts.push_back(fmt::format("{} per kernel of a {}-kernel CUDA graph",
+                                  microseconds(launch.graph_kernel_s), launch.graph_kernels));
+    for (std::size_t i = 0; i < parts.size(); ++i) out << (i ? "; " : "") << parts[i];
+    out << "\n";
+  }
+}
+
 void run_measurements(const CalibrateOptions& o) {
   require(o.base, "--base", "with --measurements (the device file to calibrate)");
   require(o.out, "--out", "with --measurements");
+  if (!o.link_out.empty()) require(o.link_base, "--link-base", "with --link-out");
   const calibrate::MeasurementSet set = calibrate::read_measurements(o.measurements);
-  const hw::DeviceSpec base = hw::load_device_file(o.base);
+  const calibrate::LaunchTimes launch = calibrate::launch_times(set);
+  hw::DeviceSpec base = hw::load_device_file(o.base);
+  // Every kernel time includes the launch latency (model/roofline.cpp), so the classes are
+  // fitted with the measured one, which the device file then gets.
+  if (launch.async_s > 0) base.launch_latency_s = launch.async_s;
   const calibrate::Calibration c = calibrate::calibrate_device(set, base, plan_for(base));
+  const std::vector<calibrate::CopyCurve> curves = calibrate::fit_copy_curves(set);
+  if (!o.link_out.empty() && curves.empty())
+    throw UserError(fmt::format("--link-out: {} has no copy rows ({})", o.measurements,
+                                join(calibrate::copy_bench_names())));
   print_report(std::cout, c);
+  print_link_report(std::cout, curves, launch);
   print_cross_validation(o, set, base);
   std::string provenance = fmt::format("{}", fs::path(o.measurements).filename().string());
   for (const char* key : {"device", "machine", "date", "driver", "cuda", "cublas", "cudnn"})
     if (set.provenance.count(key))
       provenance += fmt::format("; {}: {}", key, set.provenance.at(key));
   provenance += "; fitted by `amdahl calibrate --measurements` (docs/calibration.md)";
-  write_device(o.base, o.out, c, fs::path(o.measurements).filename().string(), provenance);
+  std::vector<std::pair<std::string, std::string>> device_keys;
+  if (launch.async_s > 0)
+    device_keys.push_back(
+        {"launch_latency", microseconds(launch.async_s) + "  # measured: launch mode=async (" +
+                               fs::path(o.measurements).filename().string() + ")"});
+  write_device(o.base, o.out, c, fs::path(o.measurements).filename().string(), provenance,
+               device_keys);
   std::cout << fmt::format("wrote {}\n", o.out);
+  if (!o.link_out.empty()) {
+    calibrate::write_file_atomically(
+        o.link_out,
+        calibrate::render_calibrated_link(calibrate::read_text_file(o.link_base), curves,
+                                          provenance),
+        [](const std::string& tmp) { hw::load_link_file(tmp); });
+    std::cout << fmt::format("wrote {}\n", o.link_out);
+  }
   write_residuals(o, c);
 }
 
@@ -220,6 +284,14 @@ void register_calibrate(CLI::App& app) {
                  ->check(CLI::ExistingFile);
   cmd->add_option("--base", o->base, "device file to calibrate (its peaks and memory are kept)")
       ->check(CLI::ExistingFile);
+  auto* link_base =
+      cmd->add_option("--link-base", o->link_base,
+                      "--measurements: link file to calibrate from the copy rows (its nominal "
+                      "bandwidth is kept)")
+          ->check(CLI::ExistingFile);
+  auto* link_out = cmd->add_option(
+      "--link-out", o->link_out,
+      "--measurements: write the calibrated link (per-copy latency, achieved bandwidths) here");
   cmd->add_option("--csv", o->csv, "--from-deepbench: also write the imported measurements here");
   cmd->add_option("--residuals", o->residuals,
                   "also write every measurement with its fitted prediction and error (CSV; "
@@ -228,7 +300,8 @@ void register_calibrate(CLI::App& app) {
       cmd->add_flag("--cross-validate", o->cross_validate,
                     "--from-deepbench, --measurements: also fit once per fold of shapes and report "
                     "the error of every shape predicted without it (5x the fitting time)");
-  target->excludes(db)->excludes(ms)->excludes(cv);
+  target->excludes(db)->excludes(ms)->excludes(cv)->excludes(link_base)->excludes(link_out);
+  db->excludes(link_base)->excludes(link_out);
   db->excludes(ms);
   cmd->callback([o] {
     if (!o->deepbench_dir.empty())

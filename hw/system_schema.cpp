@@ -118,7 +118,8 @@ const std::vector<Field>& device_schema() {
                 "memory")
           .req(),
       quantity_field("launch_latency", Dimension::kTime,
-                     "time from issue to start of a kernel on an idle device")
+                     "fixed cost added to every kernel: the interval between back-to-back launches "
+                     "(amdahl-cudabench launch mode=async)")
           .req()
           .non_negative(),
       int_field("copy_engines", "DMA engines for copies that overlap compute").positive().def("1"),

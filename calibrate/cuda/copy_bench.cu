@@ -59,7 +59,7 @@ void bench_device_copies(const BenchConfig& config, Reporter& reporter) {
                                         cudaMemcpyDeviceToDevice, config.stream));
     });
     reporter.record(
-        copy_row("copy_d2d", "memory", size, 2 * static_cast<std::uint64_t>(size), timing));
+        copy_row("copy_d2d", "data_movement", size, 2 * static_cast<std::uint64_t>(size), timing));
   }
 }
 

@@ -53,6 +53,39 @@ if(NOT refit MATCHES "thread_scaling: " OR NOT refit MATCHES "cache_boost: ")
   message(FATAL_ERROR "the CPU refit lacks thread scaling or the cache term: ${refit}")
 endif()
 
+# amdahl-cudabench's copy and launch rows (a synthetic file with exact curves, see its header):
+# the link file gets the fitted bandwidths and the pinned copies' mean latency, the device file
+# the measured launch latency and the copy_d2d rows' data_movement entry.
+set(link_csv ${SOURCE}/tests/fixtures/calibrate/cudabench-link.csv)
+execute_process(
+  COMMAND ${AMDAHL} calibrate --measurements ${link_csv}
+          --base ${SOURCE}/hw/catalog/devices/h200-sxm.yaml --out ${WORK}/h200-link.yaml
+          --link-base ${SOURCE}/hw/catalog/links/pcie5-x16.yaml --link-out ${WORK}/pcie5.yaml
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "copy_h2d_pinned +27 +6 +8 us +50 GB/s")
+  message(FATAL_ERROR "calibrate --link-out (${rc}): ${out} ${err}")
+endif()
+file(READ ${WORK}/pcie5.yaml link)
+file(READ ${WORK}/h200-link.yaml device)
+if(NOT link MATCHES "\nlatency: 8.5 us\n" OR NOT link MATCHES "h2d_pageable: 20 GB/s"
+   OR NOT link MATCHES "\ncalibrated: true" OR NOT link MATCHES "bandwidth: 63 GB/s"
+   OR NOT device MATCHES "\nlaunch_latency: 2.5 us" OR NOT device MATCHES "  data_movement: ")
+  message(FATAL_ERROR "calibrated link or device: ${link} ${device}")
+endif()
+expect_failure("link-out without link-base" ${AMDAHL} calibrate --measurements ${link_csv}
+               --base ${SOURCE}/hw/catalog/devices/h200-sxm.yaml --out ${WORK}/bad.yaml
+               --link-out ${WORK}/bad-link.yaml)
+if(NOT last_error MATCHES "--link-base is required with --link-out")
+  message(FATAL_ERROR "link-out without link-base: unexpected message: ${last_error}")
+endif()
+expect_failure("link-out without copies" ${AMDAHL} calibrate --measurements
+               ${SOURCE}/calibrate/examples/cpu-example.csv
+               --base ${SOURCE}/calibrate/examples/cpu-example.device.yaml --out ${WORK}/bad.yaml
+               --link-base ${SOURCE}/hw/catalog/links/pcie5-x16.yaml --link-out ${WORK}/bad-link.yaml)
+if(NOT last_error MATCHES "has no copy rows" OR EXISTS ${WORK}/bad-link.yaml)
+  message(FATAL_ERROR "link-out without copies: unexpected message: ${last_error}")
+endif()
+
 # --cross-validate applies to fits of given measurements, not to a live --target run.
 expect_failure("cross-validate with target" ${AMDAHL} calibrate --target cpu --cross-validate
                --out ${WORK}/cpu.yaml)
