@@ -45,11 +45,19 @@ std::vector<ClassPlan> gpu_plan() {
   const auto conv_plan = [&](const char* entry) {
     return ClassPlan{entry, ModelForm::kGemmLike, conv, {winograd, family, least_waste}};
   };
+  // Backward data may also run its stride-1 rows as forward convolutions (the conv entry, a
+  // fitted time ratio), each structure then fitted to the strided rows.
+  ClassPlan data_plan = conv_plan("conv_bwd_data");
+  for (FitOptions o : std::vector<FitOptions>{conv, winograd, family, least_waste}) {
+    o.name += ", stride 1 as forward";
+    o.data_grad_as_forward = true;
+    data_plan.alternatives.push_back(o);
+  }
   FitOptions cache;  // the size sweeps run from L2-resident to DRAM-resident operands
   cache.fit_cache = true;
   return {{"gemm", ModelForm::kGemmLike, tile_set},
           conv_plan("conv"),
-          conv_plan("conv_bwd_data"),
+          data_plan,
           conv_plan("conv_bwd_filter"),
           {"rnn", ModelForm::kGemmLike, tiles},
           {"elementwise", ModelForm::kMemoryBound, cache},
@@ -164,8 +172,10 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
     if (!train_rows.count(p.op_class) && !held_rows.count(p.op_class)) continue;
     const std::vector<Sample> train = to_samples(train_rows[p.op_class]);
     const std::vector<Sample> held_out = to_samples(held_rows[p.op_class]);
-    const FitOptions& options = select_structure(p, train_rows[p.op_class], base);
-    ClassFit fit = fit_class(p.op_class, p.form, train, held_out, base, options);
+    // Fitted on the device as calibrated so far: conv_bwd_data's as_forward rows are costed
+    // by the `conv` entry fitted before it.
+    const FitOptions& options = select_structure(p, train_rows[p.op_class], result.device);
+    ClassFit fit = fit_class(p.op_class, p.form, train, held_out, result.device, options);
     result.device.efficiency[p.op_class] = fit.params;
     result.fits.push_back(std::move(fit));
   }

@@ -28,7 +28,8 @@ enum class Param {
   kNarrowCompute,
   kStridedWork,
   kCacheBoost,
-  kCacheBytes
+  kCacheBytes,
+  kAsForward
 };
 
 // Winograd factor range: 1 (no saving) to 4 (F(4x4,3x3)'s multiplication saving).
@@ -59,6 +60,8 @@ double& slot(hw::ClassEfficiency& e, Param p) {
       return e.cache_boost;
     case Param::kCacheBytes:
       return e.cache_bytes;
+    case Param::kAsForward:
+      return e.as_forward;
     case Param::kCompute:
       return e.compute;
     case Param::kMemory:
@@ -99,6 +102,8 @@ double start_value(Param p, double base) {
       return 2;  // caches at twice the DRAM bandwidth
     case Param::kCacheBytes:
       return 1 << 20;  // a CPU core's L2, a small GPU L2 (below the bound)
+    case Param::kAsForward:
+      return 1;  // as fast as the forward convolution
     case Param::kCompute:
       return 0.75;
     case Param::kMemory:
@@ -302,9 +307,17 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
         strided = strided || (s.op.phase == graphs::Phase::kBackwardData && s.op.conv_stride > 1);
       if (strided) problem.params.push_back(Param::kStridedWork);
     }
+    // Data gradients that run as forward convolutions are costed by the `conv` entry: their
+    // ratio is fitted here, and they take no part in this entry's Winograd.
+    bool as_forward = false;
+    if (options.data_grad_as_forward)
+      for (const auto& s : train) as_forward = as_forward || model::can_run_as_forward(s.op);
+    if (as_forward) problem.params.push_back(Param::kAsForward);
     if (options.fit_winograd) {
       bool eligible = false;
-      for (const auto& s : train) eligible = eligible || model::is_winograd_eligible(s.op);
+      for (const auto& s : train)
+        eligible = eligible || (model::is_winograd_eligible(s.op) &&
+                                !(as_forward && model::can_run_as_forward(s.op)));
       if (eligible) problem.params.push_back(Param::kWinograd);
     }
   } else {

@@ -63,6 +63,9 @@ struct ClassEfficiency {
   // Strided backward data: the share of the stride^2 zero work the kernels do, as an exponent
   // on implicit_gemm_work_fraction (1: all of it, 0: none; model/efficiency.h).
   double strided_work = 1;
+  // conv_bwd_data: stride-1 data gradients run as forward convolutions, costed with the `conv`
+  // entry, their time multiplied by as_forward (model/efficiency.h; 0: off).
+  double as_forward = 0;
 };
 
 struct DeviceSpec {

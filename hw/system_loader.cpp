@@ -49,6 +49,7 @@ ClassEfficiency to_efficiency(const Record& r) {
   e.tile_choice = r.text("tile_choice") == "waste" ? TileChoice::kWaste : TileChoice::kFill;
   e.winograd_algorithm = r.boolean("winograd_algorithm");
   e.strided_work = r.number("strided_work");
+  e.as_forward = r.number("as_forward");
   return e;
 }
 

@@ -79,6 +79,11 @@ std::vector<Field> efficiency_fields() {
                    "zero work, 0: none)")
           .non_negative()
           .def("1"),
+      number_field("as_forward",
+                   "conv_bwd_data: stride-1 data gradients cost this many times the forward "
+                   "convolution they run as, through the conv entry (0: off)")
+          .non_negative()
+          .def("0"),
       bool_field("winograd_algorithm",
                  "3x3 stride-1 convolutions: Winograd as its own algorithm (the transformed "
                  "GEMM, the faster of it and the direct one) rather than a factor")

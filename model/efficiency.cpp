@@ -124,6 +124,23 @@ bool is_winograd_eligible(const graphs::Operator& op) {
   return op.conv_kernel == 3 && op.conv_stride == 1;
 }
 
+bool can_run_as_forward(const graphs::Operator& op) {
+  return op.op_class == graphs::OpClass::kConv && op.phase == graphs::Phase::kBackwardData &&
+         op.conv_stride == 1 && (op.conv_kernel == 1 || op.conv_kernel == 3) && !op.gemm.empty();
+}
+
+std::optional<ForwardEquivalent> forward_equivalent(const graphs::Operator& op,
+                                                    const hw::DeviceSpec& device) {
+  if (!can_run_as_forward(op)) return std::nullopt;
+  const hw::ClassEfficiency* e = phase_efficiency(op, device);
+  if (!e || e->as_forward <= 0) return std::nullopt;
+  ForwardEquivalent f{op, e->as_forward};
+  f.op.phase = graphs::Phase::kForward;
+  const std::int64_t taps = static_cast<std::int64_t>(op.conv_kernel) * op.conv_kernel;
+  if (taps > 1) f.op.gemm = {op.gemm.m, op.gemm.k / taps, op.gemm.n * taps, op.gemm.batch};
+  return f;
+}
+
 std::string phase_efficiency_key(const graphs::Operator& op) {
   const std::string cls(graphs::op_class_name(op.op_class));
   if (op.phase == graphs::Phase::kBackwardData) return cls + "_bwd_data";

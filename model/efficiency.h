@@ -33,6 +33,13 @@
 // With winograd_algorithm, Winograd is an algorithm of its own, as cuDNN's algorithm search
 // treats it: its efficiency is winograd * (the GEMM efficiency of winograd_dims(op), tile chosen
 // by fill), and the op runs on the faster of it and the direct convolution.
+// Stride-1 convolution data gradients (can_run_as_forward) on a device whose conv_bwd_data
+// entry has as_forward > 0 run as the forward convolution they are: dX is dY convolved with
+// the transposed, rotated filter. For a 1x1 kernel that is the dual GEMM, the op's own (m =
+// N H W, n = C, k = K, the forward GEMM of a K -> C layer); for a larger square kernel the
+// layer's own forward GEMM, m x K x C R S, whose direct and Winograd costs are symmetric in C
+// and K (DeepBench P100: 3x3 data gradients run at 0.89-1.0x their forward time). It is costed
+// with the `conv` entry as a forward op and its time multiplied by as_forward.
 // Memory-bound ops: bandwidth fraction = memory * bytes / (bytes + half_bytes), i.e. the
 // time is half_bytes / (memory x bandwidth) of fixed latency plus bytes over the
 // asymptotic bandwidth (the latency-plus-bandwidth curve of a streaming kernel). Caches
@@ -47,6 +54,8 @@
 //
 // Parameters a device file does not give come from the schema defaults (hw/system_schema.cpp:
 // compute 0.75, memory 0.8, quantization terms off); prediction lists them as assumptions.
+
+#include <optional>
 
 #include "graphs/op_graph.h"
 #include "hw/system.h"
@@ -97,6 +106,18 @@ graphs::GemmDims winograd_dims(const graphs::Operator& op);
 // layers run 2-4x slower than their forward; larger strided kernels less so, which the
 // fraction overstates; docs/calibration.md.)
 double implicit_gemm_work_fraction(const graphs::Operator& op);
+
+// A stride-1 convolution data gradient with a square kernel and GEMM dimensions.
+bool can_run_as_forward(const graphs::Operator& op);
+
+// The forward convolution `op` runs as (above) and the time ratio, when `device`'s
+// conv_bwd_data entry has as_forward > 0 and `op` can run as forward; nullopt otherwise.
+struct ForwardEquivalent {
+  graphs::Operator op;
+  double ratio = 1;
+};
+std::optional<ForwardEquivalent> forward_equivalent(const graphs::Operator& op,
+                                                    const hw::DeviceSpec& device);
 
 // Per-phase entries: a backward-data op looks up "<class>_bwd_data" and a backward-weight op
 // "<class>_bwd_filter" (DeepBench's names); phase_efficiency returns that entry, or nullptr

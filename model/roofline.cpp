@@ -9,8 +9,8 @@
 namespace amdahl::model {
 
 bool is_matrix_class(graphs::OpClass c) {
-  return c == graphs::OpClass::kGemm || c == graphs::OpClass::kConv ||
-         c == graphs::OpClass::kRnn || c == graphs::OpClass::kAttention;
+  return c == graphs::OpClass::kGemm || c == graphs::OpClass::kConv || c == graphs::OpClass::kRnn ||
+         c == graphs::OpClass::kAttention;
 }
 
 Roofline::Roofline(const hw::DeviceSpec& device) : device_(&device) {
@@ -49,6 +49,16 @@ Roofline::Roofline(const hw::DeviceSpec& device) : device_(&device) {
 }
 
 OpCost Roofline::estimate(const graphs::Operator& op) const {
+  if (const auto forward = forward_equivalent(op, *device_)) {
+    OpCost c = estimate(forward->op);
+    c.time_s *= forward->ratio;
+    c.compute_s *= forward->ratio;
+    c.memory_s *= forward->ratio;
+    c.latency_s *= forward->ratio;
+    c.compute_efficiency /= forward->ratio;
+    c.memory_efficiency /= forward->ratio;
+    return c;
+  }
   OpCost c;
   const int cls = static_cast<int>(op.op_class);
   const hw::ClassEfficiency* phase_entry =

@@ -293,3 +293,46 @@ TEST_CASE("the backward-data fit recovers the share of strided zero work", "[cal
   CHECK(fit.params.compute == Approx(0.8).epsilon(0.03));
   CHECK(fit.held_out.p90_abs < 0.03);
 }
+
+TEST_CASE("the backward-data fit recovers the ratio of data gradients run as forward",
+          "[calibrate][fit]") {
+  // Stride-1 data gradients cost as_forward times their forward convolution on the `conv`
+  // entry; the strided ones are this entry's own implicit GEMM.
+  hw::DeviceSpec truth = test::synthetic_gpu();
+  hw::ClassEfficiency conv{0.7, 0.8};
+  conv.tile_m = 64;
+  conv.tile_n = 64;
+  truth.efficiency["conv"] = conv;
+  hw::ClassEfficiency known{0.5, 0.8};
+  known.as_forward = 1.3;
+  known.latency_s = 3e-6;
+  truth.efficiency["conv_bwd_data"] = known;
+  std::mt19937 rng(5);  // fixed seed: the test is deterministic
+  std::uniform_int_distribution<int> dim(1, 32);
+  std::vector<Sample> shapes;
+  for (int i = 0; i < 60; ++i) {
+    const int stride = i % 2 ? 2 : 1;
+    Sample s;
+    s.op.op_class = graphs::OpClass::kConv;
+    s.op.phase = graphs::Phase::kBackwardData;
+    s.op.conv_kernel = i % 3 ? 3 : 1;
+    s.op.conv_stride = stride;
+    const std::int64_t taps = s.op.conv_kernel * s.op.conv_kernel;
+    s.op.gemm = {1024 * dim(rng), 32 * dim(rng), taps * 32 * dim(rng), 1};
+    s.op.flops = 2.0 * s.op.gemm.m * s.op.gemm.n * s.op.gemm.k / (stride * stride);
+    s.op.bytes_read = 1e6;
+    shapes.push_back(s);
+  }
+  const auto samples = with_times(shapes, truth, 0.01, rng);
+  const std::vector<Sample> train(samples.begin(), samples.begin() + 48);
+  const std::vector<Sample> held(samples.begin() + 48, samples.end());
+  FitOptions options;
+  options.data_grad_as_forward = true;
+  hw::DeviceSpec base = test::synthetic_gpu();
+  base.efficiency["conv"] = conv;  // the forward entry, fitted before backward data
+  const ClassFit fit = fit_class("conv_bwd_data", ModelForm::kGemmLike, train, held, base, options);
+  // 1 % noise: the fitted values move by well under these tolerances.
+  CHECK(fit.params.as_forward == Approx(1.3).epsilon(0.03));
+  CHECK(fit.params.compute == Approx(0.5).epsilon(0.05));
+  CHECK(fit.held_out.p90_abs < 0.03);
+}

@@ -111,3 +111,51 @@ TEST_CASE("Roofline resolves class parameters and flags the defaulted ones", "[m
   op.gemm = {512, 512, 512, 1};
   CHECK(r.estimate(op).time_s == estimate(op, d).time_s);
 }
+
+TEST_CASE("stride-1 data gradients run as the forward convolution they are",
+          "[model][efficiency]") {
+  // 3x3, C 64 -> K 128 at 14x14, batch 8, backward data: m = N H W = 1568, n = C = 64,
+  // k = K R S = 1152. Its forward GEMM: 1568 x 128 x 576.
+  hw::DeviceSpec device = test::round_device();
+  hw::ClassEfficiency conv{0.8, 0.8};
+  conv.tile_m = 128;
+  conv.tile_n = 64;
+  device.efficiency["conv"] = conv;
+  hw::ClassEfficiency data{0.5, 0.8};
+  data.as_forward = 1.25;
+  device.efficiency["conv_bwd_data"] = data;
+  graphs::Operator op;
+  op.op_class = graphs::OpClass::kConv;
+  op.phase = graphs::Phase::kBackwardData;
+  op.conv_kernel = 3;
+  op.conv_stride = 1;
+  op.gemm = {1568, 64, 1152, 1};
+  op.flops = 2.0 * 1568 * 64 * 1152;
+  op.bytes_read = 4e6;
+  const auto f = forward_equivalent(op, device);
+  REQUIRE(f);
+  CHECK(f->op.phase == graphs::Phase::kForward);
+  CHECK(f->op.gemm.m == 1568);
+  CHECK(f->op.gemm.n == 128);
+  CHECK(f->op.gemm.k == 576);
+  CHECK(f->ratio == 1.25);
+  CHECK(estimate(op, device).time_s ==
+        Approx(1.25 * estimate(f->op, device).time_s).epsilon(kTight));
+  // 1x1: the dual GEMM is the op's own.
+  graphs::Operator pointwise = op;
+  pointwise.conv_kernel = 1;
+  pointwise.gemm = {1568, 64, 128, 1};
+  const auto g = forward_equivalent(pointwise, device);
+  REQUIRE(g);
+  CHECK(g->op.gemm.n == 64);
+  CHECK(g->op.gemm.k == 128);
+  // Strided, 5x5 (another algorithm than the forward's on DeepBench), or no ratio: their own.
+  graphs::Operator strided = op;
+  strided.conv_stride = 2;
+  graphs::Operator wide = op;
+  wide.conv_kernel = 5;
+  CHECK_FALSE(forward_equivalent(strided, device));
+  CHECK_FALSE(forward_equivalent(wide, device));
+  device.efficiency["conv_bwd_data"].as_forward = 0;
+  CHECK_FALSE(forward_equivalent(op, device));
+}
