@@ -94,15 +94,16 @@ namespace {
 // Sum of squared log errors of `options`' fits over the kHoldOutEvery folds of `rows`, each
 // fold predicted by the fit without it.
 double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
-                             const std::vector<Measurement>& rows, const hw::DeviceSpec& base) {
+                             const std::vector<Measurement>& rows, const hw::DeviceSpec& base,
+                             const std::string& key) {
   double cost = 0;
   for (int fold = 0; fold < kHoldOutEvery; ++fold) {
     const std::vector<bool> held = fold_rows(rows, fold);
     std::vector<Measurement> fit_rows, check_rows;
     for (std::size_t i = 0; i < rows.size(); ++i)
       (held[i] ? check_rows : fit_rows).push_back(rows[i]);
-    const ClassFit fit = fit_class(plan.op_class, plan.form, to_samples(fit_rows),
-                                   to_samples(check_rows), base, options);
+    const ClassFit fit =
+        fit_class(key, plan.form, to_samples(fit_rows), to_samples(check_rows), base, options);
     for (const auto& r : fit.residuals)
       if (r.held_out) cost += std::pow(std::log(r.predicted_s / r.measured_s), 2);
   }
@@ -112,12 +113,13 @@ double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
 }  // namespace
 
 const FitOptions& select_structure(const ClassPlan& plan, const std::vector<Measurement>& train,
-                                   const hw::DeviceSpec& base) {
+                                   const hw::DeviceSpec& base, const std::string& entry) {
   if (plan.alternatives.empty()) return plan.options;
+  const std::string& key = entry.empty() ? plan.op_class : entry;
   const FitOptions* best = &plan.options;
-  double cost = cross_validation_cost(plan, plan.options, train, base);
+  double cost = cross_validation_cost(plan, plan.options, train, base, key);
   for (const auto& alternative : plan.alternatives) {
-    const double c = cross_validation_cost(plan, alternative, train, base);
+    const double c = cross_validation_cost(plan, alternative, train, base, key);
     if (c < cost) {
       cost = c;
       best = &alternative;
@@ -157,28 +159,37 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
     return false;
   };
   // A row goes to its phase entry (conv_bwd_data, ...) when the plan has one, else to its
-  // class; the held-out rule is applied per class before the split.
+  // class, and a matrix-class row at a tensor-core precision to that entry's precision variant
+  // ("gemm.fp16", model/efficiency.h); the held-out rule is applied per class before the split.
   for (std::size_t i = 0; i < set.rows.size(); ++i) {
     const Measurement& m = set.rows[i];
     std::string key = m.op_class;
-    if (planned(m.op_class)) {
-      const std::string phase_key = model::phase_efficiency_key(to_operator(m));
+    const bool used = planned(m.op_class);
+    if (used) {
+      const graphs::Operator op = to_operator(m);
+      const std::string phase_key = model::phase_efficiency_key(op);
       if (planned(phase_key)) key = phase_key;
+      key += model::precision_suffix(op);
     }
     (held[i] ? held_rows : train_rows)[key].push_back(m);
-    (planned(key) ? result.rows_used : result.rows_ignored) += 1;
+    (used ? result.rows_used : result.rows_ignored) += 1;
   }
-  for (const auto& p : plan) {
-    if (!train_rows.count(p.op_class) && !held_rows.count(p.op_class)) continue;
-    const std::vector<Sample> train = to_samples(train_rows[p.op_class]);
-    const std::vector<Sample> held_out = to_samples(held_rows[p.op_class]);
-    // Fitted on the device as calibrated so far: conv_bwd_data's as_forward rows are costed
-    // by the `conv` entry fitted before it.
-    const FitOptions& options = select_structure(p, train_rows[p.op_class], result.device);
-    ClassFit fit = fit_class(p.op_class, p.form, train, held_out, result.device, options);
-    result.device.efficiency[p.op_class] = fit.params;
-    result.fits.push_back(std::move(fit));
-  }
+  std::vector<std::string> suffixes{""};
+  for (Precision p : tensor_core_precisions())
+    suffixes.push_back("." + std::string(precision_name(p)));
+  for (const auto& p : plan)
+    for (const std::string& suffix : suffixes) {
+      const std::string key = p.op_class + suffix;
+      if (!train_rows.count(key) && !held_rows.count(key)) continue;
+      const std::vector<Sample> train = to_samples(train_rows[key]);
+      const std::vector<Sample> held_out = to_samples(held_rows[key]);
+      // Fitted on the device as calibrated so far: conv_bwd_data's as_forward rows are costed
+      // by the `conv` entry fitted before it.
+      const FitOptions& options = select_structure(p, train_rows[key], result.device, key);
+      ClassFit fit = fit_class(key, p.form, train, held_out, result.device, options);
+      result.device.efficiency[key] = fit.params;
+      result.fits.push_back(std::move(fit));
+    }
   return result;
 }
 

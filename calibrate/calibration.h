@@ -25,9 +25,10 @@ struct ClassPlan {
 };
 
 // The structure of `plan` to fit on `train` (ClassPlan::alternatives); plan.options when the
-// plan has no alternatives (nothing is fitted then).
+// plan has no alternatives (nothing is fitted then). `entry` is the efficiency entry fitted,
+// plan.op_class when empty, or one of its precision variants ("gemm.fp16").
 const FitOptions& select_structure(const ClassPlan& plan, const std::vector<Measurement>& train,
-                                   const hw::DeviceSpec& base);
+                                   const hw::DeviceSpec& base, const std::string& entry = {});
 
 struct Calibration {
   hw::DeviceSpec device;  // base with the fitted efficiencies

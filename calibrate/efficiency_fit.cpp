@@ -340,8 +340,9 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
         "{})",
         op_class, problem.params.size() + 1, problem.params.size(), train.size()));
   for (const auto& s : train) {
-    if (graphs::op_class_name(s.op.op_class) != op_class &&
-        model::phase_efficiency_key(s.op) != op_class)
+    const std::string suffix = model::precision_suffix(s.op);
+    if (std::string(graphs::op_class_name(s.op.op_class)) + suffix != op_class &&
+        model::phase_efficiency_key(s.op) + suffix != op_class)
       throw InternalError(fmt::format("sample {} of class {} given to the '{}' fit", s.label,
                                       graphs::op_class_name(s.op.op_class), op_class));
     problem.samples.push_back(&s);

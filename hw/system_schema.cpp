@@ -5,10 +5,18 @@
 namespace amdahl::hw {
 
 const std::vector<std::string>& efficiency_class_names() {
-  static const std::vector<std::string> kNames{
-      "gemm",      "conv",    "rnn",       "attention",     "elementwise",    "normalization",
-      "reduction", "softmax", "embedding", "pooling",       "data_movement",  "optimizer",
-      "transfer",  "host",    "default",   "conv_bwd_data", "conv_bwd_filter"};
+  // The classes and phase entries, then the matrix ones at each tensor-core precision
+  // (model/efficiency.h: "gemm.fp16" is gemm at fp16).
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names{
+        "gemm",      "conv",    "rnn",       "attention",     "elementwise",    "normalization",
+        "reduction", "softmax", "embedding", "pooling",       "data_movement",  "optimizer",
+        "transfer",  "host",    "default",   "conv_bwd_data", "conv_bwd_filter"};
+    for (const char* key : {"gemm", "conv", "conv_bwd_data", "conv_bwd_filter", "rnn", "attention"})
+      for (Precision precision : tensor_core_precisions())
+        names.push_back(std::string(key) + "." + std::string(precision_name(precision)));
+    return names;
+  }();
   return kNames;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/roofline.h"
+
 namespace amdahl::model {
 namespace {
 double ceil_div(double a, double b) { return std::ceil(a / b); }
@@ -132,7 +134,7 @@ bool can_run_as_forward(const graphs::Operator& op) {
 std::optional<ForwardEquivalent> forward_equivalent(const graphs::Operator& op,
                                                     const hw::DeviceSpec& device) {
   if (!can_run_as_forward(op)) return std::nullopt;
-  const hw::ClassEfficiency* e = phase_efficiency(op, device);
+  const hw::ClassEfficiency* e = specific_efficiency(op, device);
   if (!e || e->as_forward <= 0) return std::nullopt;
   ForwardEquivalent f{op, e->as_forward};
   f.op.phase = graphs::Phase::kForward;
@@ -156,9 +158,32 @@ const hw::ClassEfficiency* phase_efficiency(const graphs::Operator& op,
   return it == device.efficiency.end() ? nullptr : &it->second;
 }
 
+std::string precision_suffix(const graphs::Operator& op) {
+  const auto& tensor = tensor_core_precisions();
+  if (std::find(tensor.begin(), tensor.end(), op.precision) == tensor.end() ||
+      !is_matrix_class(op.op_class))
+    return "";
+  return "." + std::string(precision_name(op.precision));
+}
+
+const hw::ClassEfficiency* specific_efficiency(const graphs::Operator& op,
+                                               const hw::DeviceSpec& device) {
+  const auto find = [&](const std::string& key) -> const hw::ClassEfficiency* {
+    const auto it = device.efficiency.find(key);
+    return it == device.efficiency.end() ? nullptr : &it->second;
+  };
+  const bool phased =
+      op.phase == graphs::Phase::kBackwardData || op.phase == graphs::Phase::kBackwardWeight;
+  if (const std::string suffix = precision_suffix(op); !suffix.empty()) {
+    if (const auto* e = phased ? find(phase_efficiency_key(op) + suffix) : nullptr) return e;
+    if (const auto* e = find(std::string(graphs::op_class_name(op.op_class)) + suffix)) return e;
+  }
+  return phase_efficiency(op, device);
+}
+
 namespace {
 const hw::ClassEfficiency& efficiency_of(const graphs::Operator& op, const hw::DeviceSpec& device) {
-  const hw::ClassEfficiency* e = phase_efficiency(op, device);
+  const hw::ClassEfficiency* e = specific_efficiency(op, device);
   return e ? *e : device.efficiency_for(std::string(op_class_name(op.op_class)));
 }
 }  // namespace

@@ -126,8 +126,19 @@ std::string phase_efficiency_key(const graphs::Operator& op);
 const hw::ClassEfficiency* phase_efficiency(const graphs::Operator& op,
                                             const hw::DeviceSpec& device);
 
-// Looking the parameters up on the device: the phase entry, else the class entry ("default"
-// when the class has none).
+// Precision entries: an op of a matrix class (gemm, conv, rnn, attention) at a tensor-core
+// precision (tf32, fp16, bf16) reaches another fraction of another peak than at fp32, so a
+// device may give it entries of its own, "<key>.<precision>" ("gemm.fp16",
+// "conv_bwd_data.tf32"; calibrate fits them from amdahl-cudabench's rows at that precision).
+// An op looks its parameters up in this order: its phase entry at its precision, its class
+// entry at its precision, its phase entry, its class entry, `default`.
+// ".tf32", ".fp16" or ".bf16" for such an op; "" otherwise (fp32, other classes).
+std::string precision_suffix(const graphs::Operator& op);
+// The first of the first three entries above that the device has; nullptr when none.
+const hw::ClassEfficiency* specific_efficiency(const graphs::Operator& op,
+                                               const hw::DeviceSpec& device);
+
+// Looking the parameters up on the device in the order above.
 double compute_efficiency(const graphs::Operator& op, const hw::DeviceSpec& device);
 double memory_efficiency(const graphs::Operator& op, const hw::DeviceSpec& device);
 

@@ -61,9 +61,8 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
   }
   OpCost c;
   const int cls = static_cast<int>(op.op_class);
-  const hw::ClassEfficiency* phase_entry =
-      op.phase == graphs::Phase::kForward ? nullptr : phase_efficiency(op, *device_);
-  const hw::ClassEfficiency& e = phase_entry ? *phase_entry : efficiency_[cls];
+  const hw::ClassEfficiency* specific = specific_efficiency(op, *device_);
+  const hw::ClassEfficiency& e = specific ? *specific : efficiency_[cls];
   c.peak_flops_per_s =
       rates_[is_matrix_class(op.op_class) ? 1 : 0][static_cast<int>(op.precision)].flops_per_s;
   c.bandwidth_bytes_per_s = device_->memory.bandwidth_bytes_per_s;

@@ -1,5 +1,6 @@
 #include "util/precision.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -25,6 +26,11 @@ std::optional<Precision> parse_precision(std::string_view name) {
   for (const auto& [value, n] : kNames)
     if (n == name) return value;
   return std::nullopt;
+}
+
+const std::vector<Precision>& tensor_core_precisions() {
+  static const std::vector<Precision> kTensor{Precision::kTf32, Precision::kFp16, Precision::kBf16};
+  return kTensor;
 }
 
 std::vector<std::string> precision_names() {

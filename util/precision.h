@@ -15,4 +15,8 @@ std::string_view precision_name(Precision p);
 std::optional<Precision> parse_precision(std::string_view name);
 std::vector<std::string> precision_names();
 
+// The precisions GPUs run matrix math on tensor cores at (tf32, fp16, bf16): efficiency
+// entries may be given per precision for these (model/efficiency.h).
+const std::vector<Precision>& tensor_core_precisions();
+
 }  // namespace amdahl

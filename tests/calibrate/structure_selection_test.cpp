@@ -121,3 +121,40 @@ TEST_CASE("rows of unplanned classes are counted, not fitted, and leave the spli
   CHECK(a.fits[0].held_out.count == 4);
   CHECK(a.fits[0].params.compute == b.fits[0].params.compute);  // the same fit
 }
+
+TEST_CASE("rows at a tensor-core precision are fitted into their own entry", "[calibrate][fit]") {
+  // The same GEMM shapes at fp32 (FMA units, compute 0.8 of 10 TFLOP/s) and at fp16 (tensor
+  // cores, compute 0.5 of 80 TFLOP/s): one entry cannot describe both, "gemm.fp16" can.
+  hw::DeviceSpec truth = test::synthetic_gpu();
+  truth.peak[Precision::kFp16] = {80e12, hw::ComputeUnit::kTensor};
+  truth.efficiency["gemm"] = hw::ClassEfficiency{0.8, 0.8};
+  truth.efficiency["gemm.fp16"] = hw::ClassEfficiency{0.5, 0.8};
+  std::mt19937 rng(9);  // fixed seed: the test is deterministic
+  std::uniform_int_distribution<int> dim(8, 32);
+  std::vector<Measurement> rows;
+  for (int i = 0; i < 40; ++i) {
+    const std::int64_t m = 256 * dim(rng), n = 256 * dim(rng), k = 256 * dim(rng);
+    for (const char* precision : {"fp32", "fp16"}) {
+      Measurement x = gemm_row(m, n, k);
+      x.precision = precision;
+      if (x.precision == "fp16") x.bytes /= 2;
+      x.time_s = predict_time(to_samples({x}).front(), truth);
+      rows.push_back(x);
+    }
+  }
+  MeasurementSet set;
+  set.rows = rows;
+  hw::DeviceSpec base = test::synthetic_gpu();
+  base.peak[Precision::kFp16] = {80e12, hw::ComputeUnit::kTensor};
+  const ClassPlan plan{"gemm", ModelForm::kGemmLike, FitOptions{}, {}};
+  const Calibration c = calibrate_device(set, base, {plan});
+  REQUIRE(c.fits.size() == 2);
+  CHECK(c.fits[0].op_class == "gemm");
+  CHECK(c.fits[1].op_class == "gemm.fp16");
+  // Exact times: the fits return the two fractions (the weak prior moves them a little).
+  CHECK(c.fits[0].params.compute == Approx(0.8).epsilon(0.01));
+  CHECK(c.fits[1].params.compute == Approx(0.5).epsilon(0.01));
+  CHECK(c.fits[0].held_out.count == 8);  // the same shapes held out at both precisions
+  CHECK(c.fits[1].held_out.count == 8);
+  CHECK(c.fits[1].held_out.p90_abs < 0.01);
+}

@@ -150,3 +150,11 @@ TEST_CASE("unknown catalog system lists the catalog", "[hw][schema]") {
   CHECK_THROWS_WITH(hw::load_system("minksy"), Contains("did you mean 'minsky'"));
   CHECK_THROWS_WITH(hw::load_system("no/such.yaml"), Contains("no/such.yaml: no such system file"));
 }
+
+TEST_CASE("efficiency entries per tensor-core precision for matrix classes only", "[hw][schema]") {
+  const hw::DeviceSpec d = hw::load_device_file(fixture("precision_entries.yaml"));
+  CHECK(d.efficiency.at("gemm.fp16").compute == 0.5);
+  CHECK(d.efficiency.at("conv_bwd_data.bf16").compute == 0.4);
+  CHECK_THAT(device_error("bad_precision_entry.yaml"),
+             Contains("bad_precision_entry.yaml:14:3: efficiency.elementwise.fp16: unknown key"));
+}

@@ -159,3 +159,32 @@ TEST_CASE("stride-1 data gradients run as the forward convolution they are",
   device.efficiency["conv_bwd_data"].as_forward = 0;
   CHECK_FALSE(forward_equivalent(op, device));
 }
+
+TEST_CASE("matrix ops at a tensor-core precision look up their precision's entries first",
+          "[model][efficiency]") {
+  hw::DeviceSpec device = test::round_device();
+  device.efficiency["conv"] = hw::ClassEfficiency{0.1, 0.8};
+  device.efficiency["conv.fp16"] = hw::ClassEfficiency{0.2, 0.8};
+  device.efficiency["conv_bwd_data"] = hw::ClassEfficiency{0.3, 0.8};
+  device.efficiency["conv_bwd_data.fp16"] = hw::ClassEfficiency{0.4, 0.8};
+  device.efficiency["elementwise"] = hw::ClassEfficiency{0.5, 0.8};
+  graphs::Operator op;
+  op.op_class = graphs::OpClass::kConv;
+  op.precision = Precision::kFp16;
+  CHECK(precision_suffix(op) == ".fp16");
+  CHECK(specific_efficiency(op, device)->compute == 0.2);  // forward: conv.fp16
+  op.phase = graphs::Phase::kBackwardData;
+  CHECK(specific_efficiency(op, device)->compute == 0.4);  // conv_bwd_data.fp16
+  device.efficiency.erase("conv_bwd_data.fp16");
+  CHECK(specific_efficiency(op, device)->compute == 0.2);  // then conv.fp16
+  device.efficiency.erase("conv.fp16");
+  CHECK(specific_efficiency(op, device)->compute == 0.3);  // then conv_bwd_data
+  op.precision = Precision::kFp32;
+  CHECK(precision_suffix(op).empty());
+  op.phase = graphs::Phase::kForward;
+  CHECK(specific_efficiency(op, device) == nullptr);  // the class entry applies
+  graphs::Operator add;
+  add.op_class = graphs::OpClass::kElementwise;
+  add.precision = Precision::kFp16;
+  CHECK(precision_suffix(add).empty());  // memory-bound classes have one entry
+}
