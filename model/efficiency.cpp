@@ -136,10 +136,14 @@ std::optional<ForwardEquivalent> forward_equivalent(const graphs::Operator& op,
   if (!can_run_as_forward(op)) return std::nullopt;
   const hw::ClassEfficiency* e = specific_efficiency(op, device);
   if (!e || e->as_forward <= 0) return std::nullopt;
-  ForwardEquivalent f{op, e->as_forward};
-  f.op.phase = graphs::Phase::kForward;
+  return ForwardEquivalent{forward_op(op), e->as_forward};
+}
+
+graphs::Operator forward_op(const graphs::Operator& op) {
+  graphs::Operator f = op;
+  f.phase = graphs::Phase::kForward;
   const std::int64_t taps = static_cast<std::int64_t>(op.conv_kernel) * op.conv_kernel;
-  if (taps > 1) f.op.gemm = {op.gemm.m, op.gemm.k / taps, op.gemm.n * taps, op.gemm.batch};
+  if (taps > 1) f.gemm = {op.gemm.m, op.gemm.k / taps, op.gemm.n * taps, op.gemm.batch};
   return f;
 }
 

@@ -107,8 +107,10 @@ graphs::GemmDims winograd_dims(const graphs::Operator& op);
 // fraction overstates; docs/calibration.md.)
 double implicit_gemm_work_fraction(const graphs::Operator& op);
 
-// A stride-1 convolution data gradient with a square kernel and GEMM dimensions.
+// A stride-1 convolution data gradient with a 1x1 or 3x3 kernel and GEMM dimensions.
 bool can_run_as_forward(const graphs::Operator& op);
+// The forward convolution such an op runs as (phase forward, the GEMM above).
+graphs::Operator forward_op(const graphs::Operator& op);
 
 // The forward convolution `op` runs as (above) and the time ratio, when `device`'s
 // conv_bwd_data entry has as_forward > 0 and `op` can run as forward; nullopt otherwise.

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "model/efficiency.h"
 
@@ -20,6 +24,7 @@ Roofline::Roofline(const hw::DeviceSpec& device) : device_(&device) {
     defaulted_[i] = it == device.efficiency.end();
     efficiency_[i] = defaulted_[i] ? device.efficiency_for("default") : it->second;
   }
+  resolve_specific_entries(device);
   const auto fp32 = device.peak_for(Precision::kFp32);
   const double fp32_rate = fp32 ? fp32->flops_per_s : 0;
   for (int p = 0; p < kPrecisionCount; ++p) {
@@ -48,20 +53,67 @@ Roofline::Roofline(const hw::DeviceSpec& device) : device_(&device) {
   }
 }
 
+// specific_efficiency's order, from the device's keys rather than by probing every class,
+// phase and precision (a Roofline is built per model::estimate call while fitting): phase
+// entry at the op's precision (3), class entry at its precision (2), phase entry (1).
+void Roofline::resolve_specific_entries(const hw::DeviceSpec& device) {
+  std::array<int, std::tuple_size_v<decltype(specific_)>> rank{};
+  const auto offer = [&](graphs::OpClass c, graphs::Phase p, Precision q, int r,
+                         const hw::ClassEfficiency* e) {
+    const int i = specific_index(c, p, q);
+    if (r > rank[i]) {
+      rank[i] = r;
+      specific_[i] = e;
+    }
+  };
+  const auto& tensor = tensor_core_precisions();
+  for (const auto& [key, entry] : device.efficiency) {
+    const auto dot = key.find('.');
+    std::string base = key.substr(0, dot);
+    std::optional<Precision> precision;
+    if (dot != std::string::npos) {
+      precision = parse_precision(key.substr(dot + 1));
+      if (!precision || std::find(tensor.begin(), tensor.end(), *precision) == tensor.end())
+        continue;
+    }
+    std::optional<graphs::Phase> phase;
+    for (const auto& [suffix, p] : {std::pair{"_bwd_data", graphs::Phase::kBackwardData},
+                                    std::pair{"_bwd_filter", graphs::Phase::kBackwardWeight}})
+      if (base.ends_with(suffix)) {
+        base.resize(base.size() - std::string_view(suffix).size());
+        phase = p;
+      }
+    const auto cls = graphs::parse_op_class(base);
+    if (!cls || (precision && !is_matrix_class(*cls))) continue;
+    for (int p = 0; p < graphs::kPhaseCount; ++p)
+      for (int q = 0; q < kPrecisionCount; ++q) {
+        const auto ph = static_cast<graphs::Phase>(p);
+        const auto pr = static_cast<Precision>(q);
+        if (phase && ph != *phase) continue;
+        if (precision && pr != *precision) continue;
+        if (!phase && !precision) continue;  // the class entry: efficiency_
+        offer(*cls, ph, pr, phase && precision ? 3 : precision ? 2 : 1, &entry);
+      }
+  }
+}
+
 OpCost Roofline::estimate(const graphs::Operator& op) const {
-  if (const auto forward = forward_equivalent(op, *device_)) {
-    OpCost c = estimate(forward->op);
-    c.time_s *= forward->ratio;
-    c.compute_s *= forward->ratio;
-    c.memory_s *= forward->ratio;
-    c.latency_s *= forward->ratio;
-    c.compute_efficiency /= forward->ratio;
-    c.memory_efficiency /= forward->ratio;
+  const int cls = static_cast<int>(op.op_class);
+  const hw::ClassEfficiency* specific =
+      specific_[specific_index(op.op_class, op.phase, op.precision)];
+  if (specific && specific->as_forward > 0 && can_run_as_forward(op)) {
+    // efficiency.h, forward_equivalent: the forward convolution, times the ratio.
+    const double ratio = specific->as_forward;
+    OpCost c = estimate(forward_op(op));
+    c.time_s *= ratio;
+    c.compute_s *= ratio;
+    c.memory_s *= ratio;
+    c.latency_s *= ratio;
+    c.compute_efficiency /= ratio;
+    c.memory_efficiency /= ratio;
     return c;
   }
   OpCost c;
-  const int cls = static_cast<int>(op.op_class);
-  const hw::ClassEfficiency* specific = specific_efficiency(op, *device_);
   const hw::ClassEfficiency& e = specific ? *specific : efficiency_[cls];
   c.peak_flops_per_s =
       rates_[is_matrix_class(op.op_class) ? 1 : 0][static_cast<int>(op.precision)].flops_per_s;

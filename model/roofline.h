@@ -57,6 +57,16 @@ class Roofline {
   };
   const hw::DeviceSpec* device_;
   std::array<hw::ClassEfficiency, graphs::kOpClassCount> efficiency_{};
+  // specific_efficiency (efficiency.h) resolved per class, phase and precision: the op's entry
+  // when it is not the class entry above, else nullptr.
+  static int specific_index(graphs::OpClass c, graphs::Phase p, Precision q) {
+    return (static_cast<int>(c) * graphs::kPhaseCount + static_cast<int>(p)) * kPrecisionCount +
+           static_cast<int>(q);
+  }
+  std::array<const hw::ClassEfficiency*,
+             graphs::kOpClassCount * graphs::kPhaseCount * kPrecisionCount>
+      specific_{};
+  void resolve_specific_entries(const hw::DeviceSpec& device);
   std::array<bool, graphs::kOpClassCount> defaulted_{};
   std::array<std::array<Rate, kPrecisionCount>, 2> rates_;  // [matrix class][precision]
 };

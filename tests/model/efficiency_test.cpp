@@ -188,3 +188,38 @@ TEST_CASE("matrix ops at a tensor-core precision look up their precision's entri
   add.precision = Precision::kFp16;
   CHECK(precision_suffix(add).empty());  // memory-bound classes have one entry
 }
+
+TEST_CASE("Roofline resolves phase and precision entries as specific_efficiency does",
+          "[model][roofline]") {
+  // Every class, phase and precision: the efficiency Roofline applies (its entries resolved
+  // once from the device's keys) is the one the lookup by name gives.
+  hw::DeviceSpec device = test::round_device();
+  const auto entry = [](double compute) {
+    hw::ClassEfficiency e{compute, 0.8};
+    e.tile_m = 64;
+    e.tile_n = 64;
+    return e;
+  };
+  device.efficiency["conv"] = entry(0.11);
+  device.efficiency["conv.fp16"] = entry(0.12);
+  device.efficiency["conv_bwd_data"] = entry(0.13);
+  device.efficiency["conv_bwd_data.fp16"] = entry(0.14);
+  device.efficiency["conv_bwd_filter.tf32"] = entry(0.15);
+  device.efficiency["gemm.bf16"] = entry(0.16);
+  device.efficiency["rnn_bwd_data"] = entry(0.17);  // a phase entry of another class
+  const Roofline roofline(device);
+  for (int c = 0; c < graphs::kOpClassCount; ++c)
+    for (int p = 0; p < graphs::kPhaseCount; ++p)
+      for (int q = 0; q < kPrecisionCount; ++q) {
+        graphs::Operator op;
+        op.op_class = static_cast<graphs::OpClass>(c);
+        op.phase = static_cast<graphs::Phase>(p);
+        op.precision = static_cast<Precision>(q);
+        op.gemm = {1000, 1000, 1000, 1};
+        op.flops = 2e9;
+        op.bytes_read = 1e6;
+        INFO(graphs::op_class_name(op.op_class) << " phase " << p << " precision " << q);
+        CHECK(roofline.estimate(op).compute_efficiency ==
+              Approx(compute_efficiency(op, device)).epsilon(kTight));
+      }
+}
