@@ -52,6 +52,29 @@ Sweep elementwise_sweep(const hw::DeviceSpec& truth, unsigned seed) {
     (i % 5 == 4 ? out.held : out.train).push_back(samples[i]);
   return out;
 }
+// 60 backward-data convolutions of random GEMM sizes, stride 1 and 2 alternating, sample i with
+// the square kernel kernel(i); timed on `truth` with 1% noise, the first 48 for training.
+Sweep data_gradient_sweep(const hw::DeviceSpec& truth, unsigned seed, int (*kernel)(int)) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dim(1, 32);
+  std::vector<Sample> shapes;
+  for (int i = 0; i < 60; ++i) {
+    const int stride = i % 2 ? 2 : 1;
+    Sample s;
+    s.op.op_class = graphs::OpClass::kConv;
+    s.op.phase = graphs::Phase::kBackwardData;
+    s.op.conv_kernel = kernel(i);
+    s.op.conv_stride = stride;
+    const std::int64_t taps = s.op.conv_kernel * s.op.conv_kernel;
+    s.op.gemm = {1024 * dim(rng), 32 * dim(rng), taps * 32 * dim(rng), 1};
+    s.op.flops = 2.0 * s.op.gemm.m * s.op.gemm.n * s.op.gemm.k / (stride * stride);
+    s.op.bytes_read = 1e6;
+    shapes.push_back(s);
+  }
+  const auto samples = with_times(shapes, truth, 0.01, rng);
+  return {{samples.begin(), samples.begin() + 48}, {samples.begin() + 48, samples.end()}};
+}
+
 FitOptions cache_options() {
   FitOptions o;
   o.fit_cache = true;
@@ -266,28 +289,12 @@ TEST_CASE("the backward-data fit recovers the share of strided zero work", "[cal
   known.strided_work = 0.5;
   known.latency_s = 3e-6;
   truth.efficiency["conv_bwd_data"] = known;
-  std::mt19937 rng(3);  // fixed seed: the test is deterministic
-  std::uniform_int_distribution<int> dim(1, 32);
-  std::vector<Sample> shapes;
-  for (int i = 0; i < 60; ++i) {
-    const int stride = i % 2 ? 2 : 1;
-    Sample s;
-    s.op.op_class = graphs::OpClass::kConv;
-    s.op.phase = graphs::Phase::kBackwardData;
-    s.op.conv_kernel = 3;
-    s.op.conv_stride = stride;
-    s.op.gemm = {1024 * dim(rng), 32 * dim(rng), 9 * 32 * dim(rng), 1};
-    s.op.flops = 2.0 * s.op.gemm.m * s.op.gemm.n * s.op.gemm.k / (stride * stride);
-    s.op.bytes_read = 1e6;
-    shapes.push_back(s);
-  }
-  const auto samples = with_times(shapes, truth, 0.01, rng);
-  const std::vector<Sample> train(samples.begin(), samples.begin() + 48);
-  const std::vector<Sample> held(samples.begin() + 48, samples.end());
+  // Fixed seed: the test is deterministic.
+  const Sweep sweep = data_gradient_sweep(truth, 3, [](int) { return 3; });
   FitOptions options;
   options.fit_strided_work = true;
-  const ClassFit fit =
-      fit_class("conv_bwd_data", ModelForm::kGemmLike, train, held, test::synthetic_gpu(), options);
+  const ClassFit fit = fit_class("conv_bwd_data", ModelForm::kGemmLike, sweep.train, sweep.held,
+                                 test::synthetic_gpu(), options);
   // 1 % noise: the fitted values move by well under these tolerances.
   CHECK(fit.params.strided_work == Approx(0.5).epsilon(0.05));
   CHECK(fit.params.compute == Approx(0.8).epsilon(0.03));
@@ -307,30 +314,14 @@ TEST_CASE("the backward-data fit recovers the ratio of data gradients run as for
   known.as_forward = 1.3;
   known.latency_s = 3e-6;
   truth.efficiency["conv_bwd_data"] = known;
-  std::mt19937 rng(5);  // fixed seed: the test is deterministic
-  std::uniform_int_distribution<int> dim(1, 32);
-  std::vector<Sample> shapes;
-  for (int i = 0; i < 60; ++i) {
-    const int stride = i % 2 ? 2 : 1;
-    Sample s;
-    s.op.op_class = graphs::OpClass::kConv;
-    s.op.phase = graphs::Phase::kBackwardData;
-    s.op.conv_kernel = i % 3 ? 3 : 1;
-    s.op.conv_stride = stride;
-    const std::int64_t taps = s.op.conv_kernel * s.op.conv_kernel;
-    s.op.gemm = {1024 * dim(rng), 32 * dim(rng), taps * 32 * dim(rng), 1};
-    s.op.flops = 2.0 * s.op.gemm.m * s.op.gemm.n * s.op.gemm.k / (stride * stride);
-    s.op.bytes_read = 1e6;
-    shapes.push_back(s);
-  }
-  const auto samples = with_times(shapes, truth, 0.01, rng);
-  const std::vector<Sample> train(samples.begin(), samples.begin() + 48);
-  const std::vector<Sample> held(samples.begin() + 48, samples.end());
+  // Fixed seed: the test is deterministic. 1x1 and 3x3 kernels.
+  const Sweep sweep = data_gradient_sweep(truth, 5, [](int i) { return i % 3 ? 3 : 1; });
   FitOptions options;
   options.data_grad_as_forward = true;
   hw::DeviceSpec base = test::synthetic_gpu();
   base.efficiency["conv"] = conv;  // the forward entry, fitted before backward data
-  const ClassFit fit = fit_class("conv_bwd_data", ModelForm::kGemmLike, train, held, base, options);
+  const ClassFit fit =
+      fit_class("conv_bwd_data", ModelForm::kGemmLike, sweep.train, sweep.held, base, options);
   // 1 % noise: the fitted values move by well under these tolerances.
   CHECK(fit.params.as_forward == Approx(1.3).epsilon(0.03));
   CHECK(fit.params.compute == Approx(0.5).epsilon(0.05));
