@@ -89,7 +89,9 @@ std::string efficiency_entry(const ClassFit& fit, const std::string& source) {
   if (e.tile_min > 0 || e.tile_max > 0)
     body += fmt::format(", tile_min: {}, tile_max: {}", e.tile_min, e.tile_max);
   if (e.tile_choice == hw::TileChoice::kWaste) body += ", tile_choice: waste";
-  if (e.tile_reuse_half > 0) body += fmt::format(", tile_reuse_half: {}", num(e.tile_reuse_half));
+  // Reuse applies to tiles only (model/efficiency.h); a fit without tiles leaves it unused.
+  if (e.tile_reuse_half > 0 && (e.tile_min > 0 || e.tile_m > 0))
+    body += fmt::format(", tile_reuse_half: {}", num(e.tile_reuse_half));
   if (e.narrow_max > 0 && e.narrow_compute > 0)
     body +=
         fmt::format(", narrow_max: {}, narrow_compute: {}", e.narrow_max, num(e.narrow_compute));
