@@ -53,12 +53,19 @@ std::vector<ClassPlan> gpu_plan() {
     o.data_grad_as_forward = true;
     data_plan.alternatives.push_back(o);
   }
+  // Backward filter may also split the reduction of starved shapes (split-K, a fitted cost).
+  ClassPlan filter_plan = conv_plan("conv_bwd_filter");
+  for (FitOptions o : std::vector<FitOptions>{conv, winograd, family, least_waste}) {
+    o.name += ", split-K";
+    o.fit_split_k = true;
+    filter_plan.alternatives.push_back(o);
+  }
   FitOptions cache;  // the size sweeps run from L2-resident to DRAM-resident operands
   cache.fit_cache = true;
   return {{"gemm", ModelForm::kGemmLike, tile_set},
           conv_plan("conv"),
           data_plan,
-          conv_plan("conv_bwd_filter"),
+          filter_plan,
           {"rnn", ModelForm::kGemmLike, tiles},
           {"elementwise", ModelForm::kMemoryBound, cache},
           {"reduction", ModelForm::kMemoryBound, cache},

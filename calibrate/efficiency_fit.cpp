@@ -29,7 +29,8 @@ enum class Param {
   kStridedWork,
   kCacheBoost,
   kCacheBytes,
-  kAsForward
+  kAsForward,
+  kSplitK
 };
 
 // Winograd factor range: 1 (no saving) to 4 (F(4x4,3x3)'s multiplication saving).
@@ -37,7 +38,7 @@ constexpr double kWinogradMax = 4.0;
 
 bool is_fraction(Param p) {
   return p == Param::kCompute || p == Param::kMemory || p == Param::kThreadScaling ||
-         p == Param::kNarrowCompute || p == Param::kStridedWork;
+         p == Param::kNarrowCompute || p == Param::kStridedWork || p == Param::kSplitK;
 }
 
 double logistic(double u) { return 1.0 / (1.0 + std::exp(-u)); }
@@ -62,6 +63,8 @@ double& slot(hw::ClassEfficiency& e, Param p) {
       return e.cache_bytes;
     case Param::kAsForward:
       return e.as_forward;
+    case Param::kSplitK:
+      return e.split_k;
     case Param::kCompute:
       return e.compute;
     case Param::kMemory:
@@ -104,6 +107,8 @@ double start_value(Param p, double base) {
       return 1 << 20;  // a CPU core's L2, a small GPU L2 (below the bound)
     case Param::kAsForward:
       return 1;  // as fast as the forward convolution
+    case Param::kSplitK:
+      return 0.5;  // mid-range of (0, 1]
     case Param::kCompute:
       return 0.75;
     case Param::kMemory:
@@ -313,6 +318,12 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
     if (options.data_grad_as_forward)
       for (const auto& s : train) as_forward = as_forward || model::can_run_as_forward(s.op);
     if (as_forward) problem.params.push_back(Param::kAsForward);
+    if (options.fit_split_k) {
+      bool filter = false;
+      for (const auto& s : train)
+        filter = filter || (s.op.phase == graphs::Phase::kBackwardWeight && !s.op.gemm.empty());
+      if (filter) problem.params.push_back(Param::kSplitK);
+    }
     if (options.fit_winograd) {
       bool eligible = false;
       for (const auto& s : train)

@@ -131,16 +131,16 @@ void check_range(const Field& f, const Value& v, const std::string& path, Diagno
   const bool below = f.min_exclusive ? v.number <= f.min_value : v.number < f.min_value;
   if (below || v.number > f.max_value) {
     std::string rule;
-    if (f.max_value == 1 && f.min_value == 0)
+    if (f.max_value == 1 && f.min_value == 0 && f.min_exclusive)
       rule = "must be a fraction in (0, 1]";
+    else if (!std::isinf(f.max_value))
+      rule = fmt::format("must be within [{}, {}]", f.min_value, f.max_value);
     else if (f.min_exclusive && f.min_value == 0)
       rule = "must be positive";
     else if (f.min_value == 0)
       rule = "must not be negative";
-    else if (std::isinf(f.max_value))
-      rule = fmt::format("must be at least {}", f.min_value);
     else
-      rule = fmt::format("must be within [{}, {}]", f.min_value, f.max_value);
+      rule = fmt::format("must be at least {}", f.min_value);
     diags.add(v.where, path, rule, fmt::format("'{}'", v.text));
   }
 }

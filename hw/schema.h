@@ -69,6 +69,11 @@ struct Field {
     min_value = v;
     return *this;
   }
+  Field& within(double lo, double hi) {  // [lo, hi]
+    min_value = lo;
+    max_value = hi;
+    return *this;
+  }
 };
 
 Field string_field(std::string key, std::string description);

@@ -50,6 +50,7 @@ ClassEfficiency to_efficiency(const Record& r) {
   e.winograd_algorithm = r.boolean("winograd_algorithm");
   e.strided_work = r.number("strided_work");
   e.as_forward = r.number("as_forward");
+  e.split_k = r.number("split_k");
   return e;
 }
 

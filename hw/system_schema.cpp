@@ -92,6 +92,12 @@ std::vector<Field> efficiency_fields() {
                    "convolution they run as, through the conv entry (0: off)")
           .non_negative()
           .def("0"),
+      number_field("split_k",
+                   "conv_bwd_filter: efficiency fraction of split-K kernels for filter gradients "
+                   "whose tiles leave units idle; the faster of split and unsplit is taken (0: "
+                   "off)")
+          .within(0, 1)
+          .def("0"),
       bool_field("winograd_algorithm",
                  "3x3 stride-1 convolutions: Winograd as its own algorithm (the transformed "
                  "GEMM, the faster of it and the direct one) rather than a factor")

@@ -79,6 +79,21 @@ double thread_scaling_efficiency(const hw::ClassEfficiency& e, int cores) {
   return (1.0 / ((1.0 - s) + s / c)) / c;
 }
 
+double split_k_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
+                          int parallel_units) {
+  const GemmEfficiency unsplit = gemm_efficiency(g, e, parallel_units);
+  if (unsplit.tile_m <= 0 || unsplit.tile_n <= 0 || g.k <= 0) return 0;
+  const double batch = static_cast<double>(std::max<std::int64_t>(g.batch, 1));
+  const double tiles = ceil_div(static_cast<double>(g.m), unsplit.tile_m) *
+                       ceil_div(static_cast<double>(g.n), unsplit.tile_n) * batch;
+  const double parts = std::min(std::floor(std::max(parallel_units, 1) / tiles),
+                                std::floor(static_cast<double>(g.k) / kSplitMinDepth));
+  if (parts < 2) return 0;
+  const auto s = static_cast<std::int64_t>(parts);
+  const graphs::GemmDims split{g.m, g.n, (g.k + s - 1) / s, std::max<std::int64_t>(g.batch, 1) * s};
+  return gemm_efficiency(split, e, parallel_units).total * e.split_k;
+}
+
 double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency& e,
                           hw::DeviceKind kind, int parallel_units) {
   double eff = op.gemm.empty() ? e.compute : gemm_efficiency(op.gemm, e, parallel_units).total;
@@ -91,6 +106,8 @@ double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency&
   } else if (is_winograd_eligible(op)) {
     eff *= std::max(e.winograd, 1.0);
   }
+  if (op.phase == graphs::Phase::kBackwardWeight && e.split_k > 0 && !op.gemm.empty())
+    eff = std::max(eff, split_k_efficiency(op.gemm, e, parallel_units));
   if (op.phase == graphs::Phase::kBackwardData && op.conv_stride > 1 && !op.gemm.empty())
     eff *= std::pow(implicit_gemm_work_fraction(op), e.strided_work);
   if (kind == hw::DeviceKind::kCpu) eff *= thread_scaling_efficiency(e, parallel_units);

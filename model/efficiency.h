@@ -33,6 +33,12 @@
 // With winograd_algorithm, Winograd is an algorithm of its own, as cuDNN's algorithm search
 // treats it: its efficiency is winograd * (the GEMM efficiency of winograd_dims(op), tile chosen
 // by fill), and the op runs on the faster of it and the direct convolution.
+// Split-K filter gradients (split_k > 0; backward-weight ops): when the chosen tiles number
+// fewer than the parallel units, the reduction (depth k = N P Q) may be split into
+//   s = min(floor(units / tiles), floor(k / kSplitMinDepth))
+// parts run as a batch of s GEMMs of depth k / s (cuDNN's ALGO_0/ALGO_3 filter gradients, whose
+// partial sums are added atomically or in a second pass); their efficiency times split_k (the
+// cost of that summation) competes with the unsplit one and the faster is taken.
 // Stride-1 convolution data gradients (can_run_as_forward) on a device whose conv_bwd_data
 // entry has as_forward > 0 run as the forward convolution they are: dX is dY convolved with
 // the transposed, rotated filter. For a 1x1 kernel that is the dual GEMM, the op's own (m =
@@ -78,6 +84,9 @@ GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficie
 // With the tile chosen by `choice` instead of e.tile_choice.
 GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
                                int parallel_units, hw::TileChoice choice);
+// The split-K efficiency of a GEMM (above; 0 when it would not split).
+double split_k_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
+                          int parallel_units);
 // Amdahl thread-scaling factor (<= 1) on a CPU with `cores`; 1 when thread_scaling is 0.
 double thread_scaling_efficiency(const hw::ClassEfficiency& e, int cores);
 
@@ -106,6 +115,10 @@ graphs::GemmDims winograd_dims(const graphs::Operator& op);
 // layers run 2-4x slower than their forward; larger strided kernels less so, which the
 // fraction overstates; docs/calibration.md.)
 double implicit_gemm_work_fraction(const graphs::Operator& op);
+
+// Each part of a split-K filter gradient reduces at least this deep (DeepBench P100 fits do not
+// change between 256 and 1024: the units, not the depth, bound the split).
+inline constexpr double kSplitMinDepth = 256;
 
 // A stride-1 convolution data gradient with a 1x1 or 3x3 kernel and GEMM dimensions.
 bool can_run_as_forward(const graphs::Operator& op);

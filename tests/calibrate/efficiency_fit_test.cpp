@@ -327,3 +327,39 @@ TEST_CASE("the backward-data fit recovers the ratio of data gradients run as for
   CHECK(fit.params.compute == Approx(0.5).epsilon(0.05));
   CHECK(fit.held_out.p90_abs < 0.03);
 }
+
+TEST_CASE("the backward-filter fit recovers the split-K efficiency", "[calibrate][fit]") {
+  // Filter gradients of random output sizes, many of them too few tiles for the 50 units:
+  // those run split at split_k of the unsplit efficiency.
+  hw::DeviceSpec truth = test::synthetic_gpu();
+  hw::ClassEfficiency known{0.8, 0.8};
+  known.tile_m = 64;
+  known.tile_n = 64;
+  known.split_k = 0.6;
+  known.latency_s = 3e-6;
+  truth.efficiency["conv_bwd_filter"] = known;
+  std::mt19937 rng(11);  // fixed seed: the test is deterministic
+  std::uniform_int_distribution<int> dim(1, 8);
+  std::vector<Sample> shapes;
+  for (int i = 0; i < 60; ++i) {
+    Sample s;
+    s.op.op_class = graphs::OpClass::kConv;
+    s.op.phase = graphs::Phase::kBackwardWeight;
+    s.op.gemm = {64 * dim(rng), 64 * dim(rng), 4096 * dim(rng), 1};
+    s.op.flops = 2.0 * s.op.gemm.m * s.op.gemm.n * s.op.gemm.k;
+    s.op.bytes_read = 1e6;
+    shapes.push_back(s);
+  }
+  const auto samples = with_times(shapes, truth, 0.01, rng);
+  const std::vector<Sample> train(samples.begin(), samples.begin() + 48);
+  const std::vector<Sample> held(samples.begin() + 48, samples.end());
+  FitOptions options;
+  options.tile_sizes = {64};
+  options.fit_split_k = true;
+  const ClassFit fit = fit_class("conv_bwd_filter", ModelForm::kGemmLike, train, held,
+                                 test::synthetic_gpu(), options);
+  // 1 % noise: the fitted values move by well under these tolerances.
+  CHECK(fit.params.split_k == Approx(0.6).epsilon(0.05));
+  CHECK(fit.params.compute == Approx(0.8).epsilon(0.03));
+  CHECK(fit.held_out.p90_abs < 0.03);
+}

@@ -73,10 +73,11 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
   f.params.winograd_algorithm = true;
   f.params.strided_work = 0.48;
   f.params.as_forward = 1.064;
+  f.params.split_k = 0.517;
   const std::string text = render_calibrated_device(kBase, {f}, {"fit"}, "test data");
   CHECK(text.find("conv: {compute: 0.9123, memory: 0.8, tile_m: 128, tile_min: 32, tile_max: 128, "
                   "tile_choice: waste, winograd: 2.4, winograd_algorithm: true, strided_work: "
-                  "0.48, as_forward: 1.064") != std::string::npos);
+                  "0.48, as_forward: 1.064, split_k: 0.517") != std::string::npos);
   const auto path = (fs::temp_directory_path() / "amdahl_writer_family_test.yaml").string();
   write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
   const hw::ClassEfficiency e = hw::load_device_file(path).efficiency.at("conv");
@@ -87,6 +88,7 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
   CHECK(e.winograd == Approx(2.4));
   CHECK(e.strided_work == Approx(0.48));
   CHECK(e.as_forward == Approx(1.064));
+  CHECK(e.split_k == Approx(0.517));
   // The defaults: fill, Winograd as a factor.
   const hw::ClassEfficiency g = hw::load_device_file(path).efficiency.at("gemm");
   CHECK(g.tile_choice == hw::TileChoice::kFill);

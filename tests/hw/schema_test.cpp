@@ -158,3 +158,9 @@ TEST_CASE("efficiency entries per tensor-core precision for matrix classes only"
   CHECK_THAT(device_error("bad_precision_entry.yaml"),
              Contains("bad_precision_entry.yaml:14:3: efficiency.elementwise.fp16: unknown key"));
 }
+
+TEST_CASE("schema rule: outside a closed range", "[hw][schema]") {
+  CHECK_THAT(device_error("bad_within.yaml"),
+             Contains("bad_within.yaml:14:44: efficiency.conv_bwd_filter.split_k: must be within "
+                      "[0, 1] (got '1.5')"));
+}

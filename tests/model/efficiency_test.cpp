@@ -223,3 +223,33 @@ TEST_CASE("Roofline resolves phase and precision entries as specific_efficiency 
               Approx(compute_efficiency(op, device)).epsilon(kTight));
       }
 }
+
+TEST_CASE("starved filter gradients may split their reduction", "[model][efficiency]") {
+  // A 3x3 filter gradient, C = K = 64: m = 64, n = 576, k = N P Q = 8 x 56 x 56 = 25088, on
+  // 10 units with 64 x 64 tiles: 1 x 9 = 9 tiles, so floor(10 / 9) = 1 part: no split. With
+  // m = n = 64 (1 tile) it splits into min(floor(10 / 1), floor(25088 / 256)) = 10 parts of
+  // depth 2509.
+  hw::ClassEfficiency e{0.8, 0.8};
+  e.tile_m = 64;
+  e.tile_n = 64;
+  e.k_half = 512;
+  e.split_k = 0.5;
+  CHECK(split_k_efficiency({64, 576, 25088, 1}, e, 10) == 0);
+  const GemmEfficiency split = gemm_efficiency({64, 64, 2509, 10}, e, 10);
+  CHECK(split.wave == Approx(1.0).epsilon(kTight));
+  CHECK(split_k_efficiency({64, 64, 25088, 1}, e, 10) == Approx(0.5 * split.total).epsilon(kTight));
+  // The faster of split and unsplit: the unsplit kernel keeps 1 of 10 units busy.
+  graphs::Operator op;
+  op.op_class = graphs::OpClass::kConv;
+  op.phase = graphs::Phase::kBackwardWeight;
+  op.gemm = {64, 64, 25088, 1};
+  const double unsplit = gemm_efficiency(op.gemm, e, 10).total;
+  CHECK(unsplit == Approx(0.8 * 0.1 * 25088.0 / (25088 + 512)).epsilon(kTight));
+  CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) ==
+        Approx(std::max(unsplit, 0.5 * split.total)).epsilon(kTight));
+  // A shallow reduction does not split: floor(300 / 256) = 1 part.
+  CHECK(split_k_efficiency({64, 64, 300, 1}, e, 10) == 0);
+  // Forward ops never split.
+  op.phase = graphs::Phase::kForward;
+  CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) == Approx(unsplit).epsilon(kTight));
+}
