@@ -148,14 +148,6 @@ bool can_run_as_forward(const graphs::Operator& op) {
          op.conv_stride == 1 && (op.conv_kernel == 1 || op.conv_kernel == 3) && !op.gemm.empty();
 }
 
-std::optional<ForwardEquivalent> forward_equivalent(const graphs::Operator& op,
-                                                    const hw::DeviceSpec& device) {
-  if (!can_run_as_forward(op)) return std::nullopt;
-  const hw::ClassEfficiency* e = specific_efficiency(op, device);
-  if (!e || e->as_forward <= 0) return std::nullopt;
-  return ForwardEquivalent{forward_op(op), e->as_forward};
-}
-
 graphs::Operator forward_op(const graphs::Operator& op) {
   graphs::Operator f = op;
   f.phase = graphs::Phase::kForward;

@@ -61,8 +61,6 @@
 // Parameters a device file does not give come from the schema defaults (hw/system_schema.cpp:
 // compute 0.75, memory 0.8, quantization terms off); prediction lists them as assumptions.
 
-#include <optional>
-
 #include "graphs/op_graph.h"
 #include "hw/system.h"
 
@@ -124,15 +122,6 @@ inline constexpr double kSplitMinDepth = 256;
 bool can_run_as_forward(const graphs::Operator& op);
 // The forward convolution such an op runs as (phase forward, the GEMM above).
 graphs::Operator forward_op(const graphs::Operator& op);
-
-// The forward convolution `op` runs as (above) and the time ratio, when `device`'s
-// conv_bwd_data entry has as_forward > 0 and `op` can run as forward; nullopt otherwise.
-struct ForwardEquivalent {
-  graphs::Operator op;
-  double ratio = 1;
-};
-std::optional<ForwardEquivalent> forward_equivalent(const graphs::Operator& op,
-                                                    const hw::DeviceSpec& device);
 
 // Per-phase entries: a backward-data op looks up "<class>_bwd_data" and a backward-weight op
 // "<class>_bwd_filter" (DeepBench's names); phase_efficiency returns that entry, or nullptr

@@ -102,7 +102,7 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
   const hw::ClassEfficiency* specific =
       specific_[specific_index(op.op_class, op.phase, op.precision)];
   if (specific && specific->as_forward > 0 && can_run_as_forward(op)) {
-    // efficiency.h, forward_equivalent: the forward convolution, times the ratio.
+    // efficiency.h: the forward convolution it runs as, times the ratio.
     const double ratio = specific->as_forward;
     OpCost c = estimate(forward_op(op));
     c.time_s *= ratio;
