@@ -45,6 +45,16 @@ std::vector<ClassPlan> gpu_plan() {
   const auto conv_plan = [&](const char* entry) {
     return ClassPlan{entry, ModelForm::kGemmLike, conv, {winograd, family, least_waste}};
   };
+  // Forward and filter gradients may also split the reduction of starved shapes (split-K, a
+  // fitted cost), as four more structures.
+  const auto with_split_k = [&](ClassPlan plan) {
+    for (FitOptions o : std::vector<FitOptions>{conv, winograd, family, least_waste}) {
+      o.name += ", split-K";
+      o.fit_split_k = true;
+      plan.alternatives.push_back(o);
+    }
+    return plan;
+  };
   // Backward data may also run its stride-1 rows as forward convolutions (the conv entry, a
   // fitted time ratio), each structure then fitted to the strided rows.
   ClassPlan data_plan = conv_plan("conv_bwd_data");
@@ -53,19 +63,13 @@ std::vector<ClassPlan> gpu_plan() {
     o.data_grad_as_forward = true;
     data_plan.alternatives.push_back(o);
   }
-  // Backward filter may also split the reduction of starved shapes (split-K, a fitted cost).
-  ClassPlan filter_plan = conv_plan("conv_bwd_filter");
-  for (FitOptions o : std::vector<FitOptions>{conv, winograd, family, least_waste}) {
-    o.name += ", split-K";
-    o.fit_split_k = true;
-    filter_plan.alternatives.push_back(o);
-  }
+
   FitOptions cache;  // the size sweeps run from L2-resident to DRAM-resident operands
   cache.fit_cache = true;
   return {{"gemm", ModelForm::kGemmLike, tile_set},
-          conv_plan("conv"),
+          with_split_k(conv_plan("conv")),
           data_plan,
-          filter_plan,
+          with_split_k(conv_plan("conv_bwd_filter")),
           {"rnn", ModelForm::kGemmLike, tiles},
           {"elementwise", ModelForm::kMemoryBound, cache},
           {"reduction", ModelForm::kMemoryBound, cache},

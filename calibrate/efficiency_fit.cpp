@@ -319,10 +319,9 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
       for (const auto& s : train) as_forward = as_forward || model::can_run_as_forward(s.op);
     if (as_forward) problem.params.push_back(Param::kAsForward);
     if (options.fit_split_k) {
-      bool filter = false;
-      for (const auto& s : train)
-        filter = filter || (s.op.phase == graphs::Phase::kBackwardWeight && !s.op.gemm.empty());
-      if (filter) problem.params.push_back(Param::kSplitK);
+      bool gemm_like = false;
+      for (const auto& s : train) gemm_like = gemm_like || !s.op.gemm.empty();
+      if (gemm_like) problem.params.push_back(Param::kSplitK);
     }
     if (options.fit_winograd) {
       bool eligible = false;

@@ -72,7 +72,7 @@ struct FitOptions {
   // conv_bwd_data: stride-1 data gradients run as forward convolutions costed by the base
   // device's `conv` entry, and their time ratio `as_forward` is fitted (model/efficiency.h).
   bool data_grad_as_forward = false;
-  // conv_bwd_filter: fit split_k, the efficiency fraction of split-K kernels (model/efficiency.h).
+  // Fit split_k, the efficiency fraction of split-K kernels (model/efficiency.h).
   bool fit_split_k = false;
   // GEMMs with min(m, n) <= narrow_max get the narrow kernel's own fraction, narrow_compute
   // (fitted when some training sample is that narrow; 0: no narrow kernel).

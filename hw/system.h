@@ -66,9 +66,9 @@ struct ClassEfficiency {
   // conv_bwd_data: stride-1 data gradients run as forward convolutions, costed with the `conv`
   // entry, their time multiplied by as_forward (model/efficiency.h; 0: off).
   double as_forward = 0;
-  // conv_bwd_filter: a filter gradient whose tiles leave units idle may also run split over its
-  // reduction (split-K, partial sums added atomically) at this fraction of the unsplit kernels'
-  // efficiency; the faster is taken (model/efficiency.h; 0: off).
+  // An op whose tiles leave units idle may also run split over its reduction (split-K, partial
+  // sums added atomically) at this fraction of the unsplit kernels' efficiency; the faster is
+  // taken (model/efficiency.h; 0: off; calibrated for conv and conv_bwd_filter).
   double split_k = 0;
 };
 

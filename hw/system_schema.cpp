@@ -93,9 +93,8 @@ std::vector<Field> efficiency_fields() {
           .non_negative()
           .def("0"),
       number_field("split_k",
-                   "conv_bwd_filter: efficiency fraction of split-K kernels for filter gradients "
-                   "whose tiles leave units idle; the faster of split and unsplit is taken (0: "
-                   "off)")
+                   "efficiency fraction of split-K kernels for ops whose tiles leave units idle; "
+                   "the faster of split and unsplit is taken (0: off)")
           .within(0, 1)
           .def("0"),
       bool_field("winograd_algorithm",

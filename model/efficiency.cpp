@@ -106,7 +106,7 @@ double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency&
   } else if (is_winograd_eligible(op)) {
     eff *= std::max(e.winograd, 1.0);
   }
-  if (op.phase == graphs::Phase::kBackwardWeight && e.split_k > 0 && !op.gemm.empty())
+  if (e.split_k > 0 && !op.gemm.empty())
     eff = std::max(eff, split_k_efficiency(op.gemm, e, parallel_units));
   if (op.phase == graphs::Phase::kBackwardData && op.conv_stride > 1 && !op.gemm.empty())
     eff *= std::pow(implicit_gemm_work_fraction(op), e.strided_work);

@@ -33,12 +33,14 @@
 // With winograd_algorithm, Winograd is an algorithm of its own, as cuDNN's algorithm search
 // treats it: its efficiency is winograd * (the GEMM efficiency of winograd_dims(op), tile chosen
 // by fill), and the op runs on the faster of it and the direct convolution.
-// Split-K filter gradients (split_k > 0; backward-weight ops): when the chosen tiles number
-// fewer than the parallel units, the reduction (depth k = N P Q) may be split into
+// Split-K (entries with split_k > 0; calibrated for convolution forward and filter gradients):
+// when the chosen tiles number fewer than the parallel units, the reduction (depth k: C R S
+// for a forward convolution, N P Q for a filter gradient) may be split into
 //   s = min(floor(units / tiles), floor(k / kSplitMinDepth))
-// parts run as a batch of s GEMMs of depth k / s (cuDNN's ALGO_0/ALGO_3 filter gradients, whose
-// partial sums are added atomically or in a second pass); their efficiency times split_k (the
-// cost of that summation) competes with the unsplit one and the faster is taken.
+// parts run as a batch of s GEMMs of depth k / s (cuDNN's ALGO_0/ALGO_3 filter gradients, and
+// the split kernels that run a deep, starved forward such as a 5x5 layer 832 -> 128 at 7x7),
+// whose partial sums are added atomically or in a second pass; their efficiency times split_k
+// (the cost of that summation) competes with the unsplit one and the faster is taken.
 // Stride-1 convolution data gradients (can_run_as_forward) on a device whose conv_bwd_data
 // entry has as_forward > 0 run as the forward convolution they are: dX is dY convolved with
 // the transposed, rotated filter. For a 1x1 kernel that is the dual GEMM, the op's own (m =

@@ -222,7 +222,7 @@ TEST_CASE("Roofline resolves phase and precision entries as specific_efficiency 
       }
 }
 
-TEST_CASE("starved filter gradients may split their reduction", "[model][efficiency]") {
+TEST_CASE("starved convolutions may split their reduction", "[model][efficiency]") {
   // A 3x3 filter gradient, C = K = 64: m = 64, n = 576, k = N P Q = 8 x 56 x 56 = 25088, on
   // 10 units with 64 x 64 tiles: 1 x 9 = 9 tiles, so floor(10 / 9) = 1 part: no split. With
   // m = n = 64 (1 tile) it splits into min(floor(10 / 1), floor(25088 / 256)) = 10 parts of
@@ -247,7 +247,11 @@ TEST_CASE("starved filter gradients may split their reduction", "[model][efficie
         Approx(std::max(unsplit, 0.5 * split.total)).epsilon(kTight));
   // A shallow reduction does not split: floor(300 / 256) = 1 part.
   CHECK(split_k_efficiency({64, 64, 300, 1}, e, 10) == 0);
-  // Forward ops never split.
+  // The entry decides, not the phase: a forward op on it splits the same way; without
+  // split_k nothing splits.
   op.phase = graphs::Phase::kForward;
+  CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) ==
+        Approx(std::max(unsplit, 0.5 * split.total)).epsilon(kTight));
+  e.split_k = 0;
   CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) == Approx(unsplit).epsilon(kTight));
 }
