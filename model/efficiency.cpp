@@ -81,7 +81,11 @@ double thread_scaling_efficiency(const hw::ClassEfficiency& e, int cores) {
 
 double split_k_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
                           int parallel_units) {
-  const GemmEfficiency unsplit = gemm_efficiency(g, e, parallel_units);
+  return split_k_efficiency(g, e, parallel_units, gemm_efficiency(g, e, parallel_units));
+}
+
+double split_k_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
+                          int parallel_units, const GemmEfficiency& unsplit) {
   if (unsplit.tile_m <= 0 || unsplit.tile_n <= 0 || g.k <= 0) return 0;
   const double batch = static_cast<double>(std::max<std::int64_t>(g.batch, 1));
   const double tiles = ceil_div(static_cast<double>(g.m), unsplit.tile_m) *
@@ -96,7 +100,9 @@ double split_k_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& 
 
 double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency& e,
                           hw::DeviceKind kind, int parallel_units) {
-  double eff = op.gemm.empty() ? e.compute : gemm_efficiency(op.gemm, e, parallel_units).total;
+  const GemmEfficiency direct =
+      op.gemm.empty() ? GemmEfficiency{} : gemm_efficiency(op.gemm, e, parallel_units);
+  double eff = op.gemm.empty() ? e.compute : direct.total;
   if (is_winograd_eligible(op) && e.winograd_algorithm && !op.gemm.empty()) {
     // The library's algorithm search times both and keeps the faster (same FLOP count).
     const double winograd =
@@ -107,7 +113,7 @@ double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency&
     eff *= std::max(e.winograd, 1.0);
   }
   if (e.split_k > 0 && !op.gemm.empty())
-    eff = std::max(eff, split_k_efficiency(op.gemm, e, parallel_units));
+    eff = std::max(eff, split_k_efficiency(op.gemm, e, parallel_units, direct));
   if (op.phase == graphs::Phase::kBackwardData && op.conv_stride > 1 && !op.gemm.empty())
     eff *= std::pow(implicit_gemm_work_fraction(op), e.strided_work);
   if (kind == hw::DeviceKind::kCpu) eff *= thread_scaling_efficiency(e, parallel_units);
@@ -172,10 +178,7 @@ const hw::ClassEfficiency* phase_efficiency(const graphs::Operator& op,
 }
 
 std::string precision_suffix(const graphs::Operator& op) {
-  const auto& tensor = tensor_core_precisions();
-  if (std::find(tensor.begin(), tensor.end(), op.precision) == tensor.end() ||
-      !is_matrix_class(op.op_class))
-    return "";
+  if (!is_tensor_core_precision(op.precision) || !is_matrix_class(op.op_class)) return "";
   return "." + std::string(precision_name(op.precision));
 }
 

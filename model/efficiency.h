@@ -84,9 +84,12 @@ GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficie
 // With the tile chosen by `choice` instead of e.tile_choice.
 GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
                                int parallel_units, hw::TileChoice choice);
-// The split-K efficiency of a GEMM (above; 0 when it would not split).
+// The split-K efficiency of a GEMM (above; 0 when it would not split); `unsplit` is
+// gemm_efficiency(g, e, parallel_units) when the caller already has it.
 double split_k_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
                           int parallel_units);
+double split_k_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
+                          int parallel_units, const GemmEfficiency& unsplit);
 // Amdahl thread-scaling factor (<= 1) on a CPU with `cores`; 1 when thread_scaling is 0.
 double thread_scaling_efficiency(const hw::ClassEfficiency& e, int cores);
 

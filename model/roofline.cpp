@@ -66,15 +66,13 @@ void Roofline::resolve_specific_entries(const hw::DeviceSpec& device) {
       specific_[i] = e;
     }
   };
-  const auto& tensor = tensor_core_precisions();
   for (const auto& [key, entry] : device.efficiency) {
     const auto dot = key.find('.');
     std::string base = key.substr(0, dot);
     std::optional<Precision> precision;
     if (dot != std::string::npos) {
       precision = parse_precision(key.substr(dot + 1));
-      if (!precision || std::find(tensor.begin(), tensor.end(), *precision) == tensor.end())
-        continue;
+      if (!precision || !is_tensor_core_precision(*precision)) continue;
     }
     std::optional<graphs::Phase> phase;
     for (const auto& [suffix, p] : {std::pair{"_bwd_data", graphs::Phase::kBackwardData},

@@ -33,6 +33,11 @@ const std::vector<Precision>& tensor_core_precisions() {
   return kTensor;
 }
 
+bool is_tensor_core_precision(Precision p) {
+  const auto& tensor = tensor_core_precisions();
+  return std::find(tensor.begin(), tensor.end(), p) != tensor.end();
+}
+
 std::vector<std::string> precision_names() {
   std::vector<std::string> out;
   for (const auto& [value, name] : kNames) out.emplace_back(name);

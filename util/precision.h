@@ -18,5 +18,6 @@ std::vector<std::string> precision_names();
 // The precisions GPUs run matrix math on tensor cores at (tf32, fp16, bf16): efficiency
 // entries may be given per precision for these (model/efficiency.h).
 const std::vector<Precision>& tensor_core_precisions();
+bool is_tensor_core_precision(Precision p);
 
 }  // namespace amdahl
