@@ -222,25 +222,27 @@ void run_measurements(const CalibrateOptions& o) {
   print_report(std::cout, c);
   print_link_report(std::cout, curves, launch);
   print_cross_validation(o, set, base);
-  std::string provenance = fmt::format("{}", fs::path(o.measurements).filename().string());
+  const std::string file = fs::path(o.measurements).filename().string();
+  std::string provenance = file;
   for (const char* key : {"device", "machine", "date", "driver", "cuda", "cublas", "cudnn"})
     if (set.provenance.count(key))
       provenance += fmt::format("; {}: {}", key, set.provenance.at(key));
   provenance += "; fitted by `amdahl calibrate --measurements` (docs/calibration.md)";
   std::vector<std::pair<std::string, std::string>> device_keys;
   if (launch.async_s > 0)
-    device_keys.push_back(
-        {"launch_latency", microseconds(launch.async_s) + "  # measured: launch mode=async (" +
-                               fs::path(o.measurements).filename().string() + ")"});
-  write_device(o.base, o.out, c, fs::path(o.measurements).filename().string(), provenance,
-               device_keys);
+    device_keys.push_back({"launch_latency", microseconds(launch.async_s) +
+                                                 "  # measured: launch mode=async (" + file + ")"});
+  // The link is rendered before anything is written, so that a bad link base leaves both
+  // files as they were.
+  const std::string link_text =
+      o.link_out.empty() ? std::string()
+                         : calibrate::render_calibrated_link(calibrate::read_text_file(o.link_base),
+                                                             curves, provenance);
+  write_device(o.base, o.out, c, file, provenance, device_keys);
   std::cout << fmt::format("wrote {}\n", o.out);
   if (!o.link_out.empty()) {
-    calibrate::write_file_atomically(
-        o.link_out,
-        calibrate::render_calibrated_link(calibrate::read_text_file(o.link_base), curves,
-                                          provenance),
-        [](const std::string& tmp) { hw::load_link_file(tmp); });
+    calibrate::write_file_atomically(o.link_out, link_text,
+                                     [](const std::string& tmp) { hw::load_link_file(tmp); });
     std::cout << fmt::format("wrote {}\n", o.link_out);
   }
   write_residuals(o, c);
