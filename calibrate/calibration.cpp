@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "calibrate/holdout.h"
 #include "calibrate/measured_op.h"
@@ -156,6 +157,24 @@ std::vector<CrossValidation> cross_validate(const MeasurementSet& set, const hw:
   std::vector<CrossValidation> out;
   for (const auto& p : plan)
     if (errors.count(p.op_class)) out.push_back({p.op_class, summarize_errors(errors[p.op_class])});
+  return out;
+}
+
+MeasurementSet prefer_framework_rows(const MeasurementSet& set,
+                                     std::map<std::string, int>* left_out) {
+  std::set<std::string> framework_classes;
+  for (const auto& m : set.rows)
+    if (m.shape.count("framework") && m.op_class != "dispatch")
+      framework_classes.insert(m.op_class);
+  MeasurementSet out;
+  out.provenance = set.provenance;
+  for (const auto& m : set.rows) {
+    if (framework_classes.count(m.op_class) && !m.shape.count("framework")) {
+      if (left_out) ++(*left_out)[m.op_class];
+      continue;
+    }
+    out.rows.push_back(m);
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 // returns the fitted device (the base device with the fitted classes replaced) together with
 // each class's fit and held-out error.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,14 @@ struct Calibration {
 // Winograd factor; rnn with one tile pair from {32, 64, 128, 256}; elementwise and reduction
 // as memory-bound.
 std::vector<ClassPlan> gpu_plan();
+
+// Rows measured through a framework (shape key `framework`, calibrate/cpu/framework_kernels.h)
+// describe what a network run by that framework reaches; a library benchmark of the same
+// class (oneDNN's sgemm, an OpenMP loop) describes what the hardware can do. A class that has
+// framework rows is fitted from them alone: `set` without the other rows of such classes
+// (dispatch rows do not count). `left_out` (optional) gets the number of rows left out per class.
+MeasurementSet prefer_framework_rows(const MeasurementSet& set,
+                                     std::map<std::string, int>* left_out = nullptr);
 
 // Samples of `rows` (threads from the shape's `threads` key, 0 when absent).
 std::vector<Sample> to_samples(const std::vector<Measurement>& rows);

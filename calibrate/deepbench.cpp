@@ -108,7 +108,7 @@ void read_conv(const CsvTable& t, const Selection& s, const std::string& precisi
     const auto as_int = [](double v) { return static_cast<std::int64_t>(v); };
     const ConvShape shape{as_int(n),  as_int(c),  as_int(h),   as_int(w),     as_int(k),
                           as_int(fr), as_int(fs), as_int(pad), as_int(stride)};
-    const double flops = 2 * n * k * static_cast<double>(shape.p() * shape.q()) * c * fr * fs;
+    const double flops = conv_flops(shape);
     for (const auto& [bench, col] : directions) {
       const auto time = time_cell(t, r, col);
       if (!time) continue;

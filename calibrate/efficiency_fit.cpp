@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <unsupported/Eigen/NonLinearOptimization>
 #include <unsupported/Eigen/NumericalDiff>
 #include <utility>
@@ -297,7 +298,12 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   problem.op_class = op_class;
   if (form == ModelForm::kGemmLike) {
     problem.params = {Param::kCompute, Param::kMemory, Param::kKHalf, Param::kLatency};
-    if (options.fit_thread_scaling) problem.params.push_back(Param::kThreadScaling);
+    // Thread scaling is seen only across thread counts (0: all of the device's units);
+    // framework rows all run at the framework's own count.
+    std::set<int> threads;
+    for (const auto& s : train) threads.insert(s.threads > 0 ? s.threads : base.parallel_units);
+    if (options.fit_thread_scaling && threads.size() > 1)
+      problem.params.push_back(Param::kThreadScaling);
     if (options.tile_set) problem.params.push_back(Param::kTileReuseHalf);
     if (options.narrow_max > 0) {
       bool narrow = false;
@@ -332,16 +338,16 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
     }
   } else {
     problem.params = {Param::kMemory, Param::kLatency};
-    if (options.fit_cache) {
-      double smallest = std::numeric_limits<double>::infinity(), largest = 0;
-      for (const auto& s : train) {
-        smallest = std::min(smallest, s.op.bytes());
-        largest = std::max(largest, s.op.bytes());
-      }
-      if (smallest > 0 && largest >= kCacheSpan * smallest) {
-        problem.params.insert(problem.params.end(), {Param::kCacheBoost, Param::kCacheBytes});
-        problem.cache_bytes_max = largest / kCacheStepInside;
-      }
+  }
+  if (options.fit_cache) {
+    double smallest = std::numeric_limits<double>::infinity(), largest = 0;
+    for (const auto& s : train) {
+      smallest = std::min(smallest, s.op.bytes());
+      largest = std::max(largest, s.op.bytes());
+    }
+    if (smallest > 0 && largest >= kCacheSpan * smallest) {
+      problem.params.insert(problem.params.end(), {Param::kCacheBoost, Param::kCacheBytes});
+      problem.cache_bytes_max = largest / kCacheStepInside;
     }
   }
   if (train.size() < problem.params.size() + 1)
@@ -363,7 +369,11 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   // is already calibrated gives the same parameters again (the shipped files reproduce).
   hw::ClassEfficiency start;
   start.compute = base.efficiency_for("default").compute;
-  if (form == ModelForm::kGemmLike) start.narrow_max = options.narrow_max;
+  if (form == ModelForm::kGemmLike) {
+    start.narrow_max = options.narrow_max;
+    start.gemm_pointwise_below_batch = options.gemm_pointwise_below_batch;
+    start.gemm_single_max_input = options.gemm_single_max_input;
+  }
   problem.fixed = start;
   problem.start.resize(static_cast<Eigen::Index>(problem.params.size()));
   for (std::size_t i = 0; i < problem.params.size(); ++i) {

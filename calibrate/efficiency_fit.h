@@ -63,7 +63,7 @@ struct FitOptions {
   bool fit_winograd = false;
   // Fit `strided_work` (in [0, 1]) when some training sample is a strided backward-data op.
   bool fit_strided_work = false;
-  // kMemoryBound: fit the cache term (cache_boost >= 1, cache_bytes) when the training samples'
+  // Fit the cache term of the memory roofline (either form) (cache_boost >= 1, cache_bytes) when the training samples'
   // bytes span at least kCacheSpan (a size sweep from cache-resident to DRAM-resident), with
   // cache_bytes below the largest sample's bytes / kCacheStepInside (the step inside the sweep,
   // so that the largest samples pin `memory`).
@@ -77,6 +77,10 @@ struct FitOptions {
   // GEMMs with min(m, n) <= narrow_max get the narrow kernel's own fraction, narrow_compute
   // (fitted when some training sample is that narrow; 0: no narrow kernel).
   int narrow_max = 0;
+  // A CPU framework's convolutions run as im2col + GEMM (hw::ClassEfficiency; measured, not
+  // fitted): written into the entry, so those samples are costed with the `gemm` entry.
+  int gemm_pointwise_below_batch = 0;
+  double gemm_single_max_input = 0;
   int max_evaluations = 4000;  // per Levenberg-Marquardt run
 };
 

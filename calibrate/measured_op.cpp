@@ -23,13 +23,11 @@ UserError not_a_convolution(const std::string& bench) {
 }
 
 graphs::GemmDims conv_dims(const Measurement& m) {
-  const ConvShape g{integer(m, "n"), integer(m, "c"),   integer(m, "h"),
-                    integer(m, "w"), integer(m, "k"),   integer(m, "r"),
-                    integer(m, "s"), integer(m, "pad"), integer(m, "stride")};
-  const std::int64_t p = g.p(), q = g.q();
-  if (m.bench == "conv_fwd") return {g.n * p * q, g.k, g.c * g.r * g.s, 1};
-  if (m.bench == "conv_bwd_data") return {g.n * g.h * g.w, g.c, g.k * g.r * g.s, 1};
-  if (m.bench == "conv_bwd_filter") return {g.k, g.c * g.r * g.s, g.n * p * q, 1};
+  const ConvShape g = conv_shape(m);
+  const std::int64_t p = g.p(), q = g.q(), c = g.c / g.groups, k = g.k / g.groups;
+  if (m.bench == "conv_fwd") return {g.n * p * q, k, c * g.r * g.s, g.groups};
+  if (m.bench == "conv_bwd_data") return {g.n * g.h * g.w, c, k * g.r * g.s, g.groups};
+  if (m.bench == "conv_bwd_filter") return {k, c * g.r * g.s, g.n * p * q, g.groups};
   throw not_a_convolution(m.bench);
 }
 
@@ -59,6 +57,22 @@ std::int64_t conv_out_dim(std::int64_t in, std::int64_t kernel, std::int64_t pad
   return (in + 2 * pad - kernel) / stride + 1;
 }
 
+ConvShape conv_shape(const Measurement& m) {
+  ConvShape g{integer(m, "n"), integer(m, "c"),   integer(m, "h"),
+              integer(m, "w"), integer(m, "k"),   integer(m, "r"),
+              integer(m, "s"), integer(m, "pad"), integer(m, "stride")};
+  g.groups = integer_or(m, "groups", 1);
+  if (g.groups < 1 || g.c % g.groups != 0 || g.k % g.groups != 0)
+    throw UserError(fmt::format("measurement {} {}: groups {} must divide c {} and k {}", m.bench,
+                                format_shape(m.shape), g.groups, g.c, g.k));
+  return g;
+}
+
+double conv_flops(const ConvShape& g) {
+  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
+  return 2.0 * d(g.n) * d(g.k) * d(g.p()) * d(g.q()) * d(g.c / g.groups) * d(g.r) * d(g.s);
+}
+
 double conv_bytes(const std::string& bench, const ConvShape& g, double element_bytes) {
   const auto d = [](std::int64_t v) { return static_cast<double>(v); };
   const std::int64_t p = g.p(), q = g.q();
@@ -68,7 +82,8 @@ double conv_bytes(const std::string& bench, const ConvShape& g, double element_b
         d(graphs::conv_input_extent(g.w, q, g.s));
   else if (bench != "conv_bwd_data")
     throw not_a_convolution(bench);
-  return element_bytes * (x + d(g.k) * d(g.c) * d(g.r) * d(g.s) + d(g.n) * d(g.k) * d(p) * d(q));
+  return element_bytes *
+         (x + d(g.k) * d(g.c / g.groups) * d(g.r) * d(g.s) + d(g.n) * d(g.k) * d(p) * d(q));
 }
 
 int rnn_gates(const std::string& rnn_type) {
@@ -105,6 +120,10 @@ graphs::Operator to_operator(const Measurement& m) {
     const std::int64_t r = integer(m, "r"), s = integer(m, "s");
     op.conv_kernel = r == s ? static_cast<int>(r) : 0;
     op.conv_stride = static_cast<int>(integer(m, "stride"));
+    const ConvShape g = conv_shape(m);
+    op.conv_batch = g.n;
+    op.conv_groups = g.groups;
+    op.conv_input_elements = static_cast<double>(g.n * g.c * g.h * g.w);
   } else if (m.bench.starts_with("rnn_")) {
     op.gemm = rnn_dims(m);
   }

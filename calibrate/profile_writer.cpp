@@ -100,6 +100,10 @@ std::string efficiency_entry(const ClassFit& fit, const std::string& source) {
   if (e.strided_work != 1) body += fmt::format(", strided_work: {}", num(e.strided_work));
   if (e.as_forward > 0) body += fmt::format(", as_forward: {}", num(e.as_forward));
   if (e.split_k > 0) body += fmt::format(", split_k: {}", num(e.split_k));
+  if (e.gemm_pointwise_below_batch > 0)
+    body += fmt::format(", gemm_pointwise_below_batch: {}", e.gemm_pointwise_below_batch);
+  if (e.gemm_single_max_input > 0)
+    body += fmt::format(", gemm_single_max_input: {:.0f}", e.gemm_single_max_input);
   if (e.k_half > 0) body += fmt::format(", k_half: {}", num(e.k_half));
   if (e.latency_s > 0) body += fmt::format(", latency: {} us", num(e.latency_s * 1e6));
   if (e.half_bytes > 0)

@@ -47,14 +47,15 @@ struct CalibrateOptions {
 std::string percent(double v) { return fmt::format("{:.1f}%", 100 * v); }
 
 // What is fitted: the CPU plan for a CPU device, else the GPU plan.
-std::vector<calibrate::ClassPlan> plan_for(const hw::DeviceSpec& base) {
-  return base.kind == hw::DeviceKind::kCpu ? calibrate::cpu_plan() : calibrate::gpu_plan();
+std::vector<calibrate::ClassPlan> plan_for(const hw::DeviceSpec& base,
+                                           const calibrate::MeasurementSet& set) {
+  return base.kind == hw::DeviceKind::kCpu ? calibrate::cpu_plan(set) : calibrate::gpu_plan();
 }
 
 void print_cross_validation(const CalibrateOptions& o, const calibrate::MeasurementSet& set,
                             const hw::DeviceSpec& base) {
   if (!o.cross_validate) return;
-  const auto cv = calibrate::cross_validate(set, base, plan_for(base));
+  const auto cv = calibrate::cross_validate(set, base, plan_for(base, set));
   Table t(
       {"class", "shapes x directions", "cross-validated median |err|", "p90 |err|", "max |err|"});
   for (const auto& c : cv)
@@ -208,13 +209,20 @@ void run_measurements(const CalibrateOptions& o) {
   require(o.base, "--base", "with --measurements (the device file to calibrate)");
   require(o.out, "--out", "with --measurements");
   if (!o.link_out.empty()) require(o.link_base, "--link-base", "with --link-out");
-  const calibrate::MeasurementSet set = calibrate::read_measurements(o.measurements);
+  std::map<std::string, int> left_out;
+  const calibrate::MeasurementSet set =
+      calibrate::prefer_framework_rows(calibrate::read_measurements(o.measurements), &left_out);
+  for (const auto& [op_class, rows] : left_out)
+    std::cout << fmt::format(
+        "{}: {} library rows not fitted (the class has rows measured through a framework, "
+        "which are)\n",
+        op_class, rows);
   const calibrate::LaunchTimes launch = calibrate::launch_times(set);
   hw::DeviceSpec base = hw::load_device_file(o.base);
   // Every kernel time includes the launch latency (model/roofline.cpp), so the classes are
   // fitted with the measured one, which the device file then gets.
   if (launch.async_s > 0) base.launch_latency_s = launch.async_s;
-  const calibrate::Calibration c = calibrate::calibrate_device(set, base, plan_for(base));
+  const calibrate::Calibration c = calibrate::calibrate_device(set, base, plan_for(base, set));
   const std::vector<calibrate::CopyCurve> curves = calibrate::fit_copy_curves(set);
   if (!o.link_out.empty() && curves.empty())
     throw UserError(fmt::format("--link-out: {} has no copy rows ({})", o.measurements,
@@ -267,7 +275,8 @@ void register_calibrate(CLI::App& app) {
       "calibrate", "fit a device's efficiency models to kernel measurements (docs/calibration.md)");
   auto* target = cmd->add_option("--target", o->target,
                                  "measure this machine now: cpu (oneDNN GEMM/conv, memory, "
-                                 "elementwise, reduction, framework dispatch)")
+                                 "elementwise, reduction; the same through PyTorch, and its "
+                                 "dispatch)")
                      ->check(CLI::IsMember({"cpu"}));
   cmd->add_flag("--quick", o->quick, "--target cpu: a small grid (under 2 minutes)");
   cmd->add_option("--out", o->out,

@@ -70,6 +70,14 @@ struct ClassEfficiency {
   // sums added atomically) at this fraction of the unsplit kernels' efficiency; the faster is
   // taken (model/efficiency.h; 0: off; calibrated for conv and conv_bwd_filter).
   double split_k = 0;
+  // `conv` entry of a CPU calibrated through a framework: the convolutions the framework runs
+  // as im2col + its BLAS GEMM rather than through its convolution library, costed with the
+  // device's `gemm` entry (model/efficiency.h runs_as_gemm; PyTorch 1.13's use_mkldnn on one
+  // thread): 1x1 stride-1 ones with batch below gemm_pointwise_below_batch, and ungrouped
+  // batch-1 ones with square kernels of at most 3 whose input has at most gemm_single_max_input
+  // elements. Measured by asking the framework which backend it picks (0: off).
+  int gemm_pointwise_below_batch = 0;
+  double gemm_single_max_input = 0;
 };
 
 struct DeviceSpec {

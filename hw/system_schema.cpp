@@ -9,9 +9,11 @@ const std::vector<std::string>& efficiency_class_names() {
   // (model/efficiency.h: "gemm.fp16" is gemm at fp16).
   static const std::vector<std::string> kNames = [] {
     std::vector<std::string> names{
-        "gemm",      "conv",    "rnn",       "attention",     "elementwise",    "normalization",
-        "reduction", "softmax", "embedding", "pooling",       "data_movement",  "optimizer",
-        "transfer",  "host",    "default",   "conv_bwd_data", "conv_bwd_filter"};
+        "gemm", "conv", "rnn", "attention", "elementwise", "normalization", "reduction", "softmax",
+        "embedding", "pooling", "data_movement", "optimizer", "transfer", "host", "default",
+        "conv_bwd_data", "conv_bwd_filter",
+        // CPU frameworks: batch norm's and max pooling's backward differ from their forward
+        "normalization_bwd_data", "pooling_bwd_data"};
     for (const char* key : {"gemm", "conv", "conv_bwd_data", "conv_bwd_filter", "rnn", "attention"})
       for (Precision precision : tensor_core_precisions())
         names.push_back(std::string(key) + "." + std::string(precision_name(precision)));
@@ -96,6 +98,16 @@ std::vector<Field> efficiency_fields() {
                    "efficiency fraction of split-K kernels for ops whose tiles leave units idle; "
                    "the faster of split and unsplit is taken (0: off)")
           .within(0, 1)
+          .def("0"),
+      int_field("gemm_pointwise_below_batch",
+                "conv on a CPU framework: 1x1 stride-1 convolutions with batch below this run as "
+                "im2col + GEMM, costed with the gemm entry (0: off)")
+          .non_negative()
+          .def("0"),
+      number_field("gemm_single_max_input",
+                   "conv on a CPU framework: ungrouped batch-1 convolutions with kernels of at "
+                   "most 3x3 and at most this many input elements run as im2col + GEMM (0: off)")
+          .non_negative()
           .def("0"),
       bool_field("winograd_algorithm",
                  "3x3 stride-1 convolutions: Winograd as its own algorithm (the transformed "

@@ -162,6 +162,27 @@ graphs::Operator forward_op(const graphs::Operator& op) {
   return f;
 }
 
+bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv) {
+  if (op.op_class != graphs::OpClass::kConv || op.conv_batch <= 0 || op.gemm.empty()) return false;
+  const bool pointwise =
+      op.conv_kernel == 1 && op.conv_stride == 1 && op.conv_batch < conv.gemm_pointwise_below_batch;
+  const bool small_single = conv.gemm_single_max_input > 0 && op.conv_batch == 1 &&
+                            op.conv_groups == 1 && op.conv_kernel >= 1 && op.conv_kernel <= 3 &&
+                            op.conv_input_elements <= conv.gemm_single_max_input;
+  return pointwise || small_single;
+}
+
+graphs::Operator as_gemm_op(const graphs::Operator& op) {
+  graphs::Operator g = op;
+  g.op_class = graphs::OpClass::kGemm;
+  g.conv_kernel = 0;
+  g.conv_stride = 0;
+  g.conv_batch = 0;
+  g.conv_groups = 0;
+  g.conv_input_elements = 0;
+  return g;
+}
+
 std::string phase_efficiency_key(const graphs::Operator& op) {
   const std::string cls(graphs::op_class_name(op.op_class));
   if (op.phase == graphs::Phase::kBackwardData) return cls + "_bwd_data";

@@ -48,6 +48,14 @@
 // layer's own forward GEMM, m x K x C R S, whose direct and Winograd costs are symmetric in C
 // and K (DeepBench P100: 3x3 data gradients run at 0.89-1.0x their forward time). It is costed
 // with the `conv` entry as a forward op and its time multiplied by as_forward.
+// CPU frameworks' backend choice (the `conv` entry's gemm_pointwise_below_batch and
+// gemm_single_max_input; runs_as_gemm): a convolution the framework runs as im2col + its BLAS
+// GEMM instead of its convolution library is costed as that GEMM (the op's implicit-GEMM
+// dims, no Winograd or strided terms) with the device's `gemm` entry, in all three directions
+// (the backward follows the forward's backend). PyTorch 1.13 on one thread does this for 1x1
+// stride-1 convolutions below batch 16 and for batch-1 convolutions of at most 20480 input
+// elements with kernels of at most 3x3 (aten/src/ATen/native/Convolution.cpp, use_mkldnn);
+// `calibrate --target cpu` asks the framework for both thresholds.
 // Memory-bound ops: bandwidth fraction = memory * bytes / (bytes + half_bytes), i.e. the
 // time is half_bytes / (memory x bandwidth) of fixed latency plus bytes over the
 // asymptotic bandwidth (the latency-plus-bandwidth curve of a streaming kernel). Caches
@@ -127,6 +135,11 @@ inline constexpr double kSplitMinDepth = 256;
 bool can_run_as_forward(const graphs::Operator& op);
 // The forward convolution such an op runs as (phase forward, the GEMM above).
 graphs::Operator forward_op(const graphs::Operator& op);
+
+// Whether a framework runs this convolution as im2col + GEMM, by the rule in `conv` (above).
+bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv);
+// That GEMM: the op as class gemm with its GEMM dims and no convolution geometry.
+graphs::Operator as_gemm_op(const graphs::Operator& op);
 
 // Per-phase entries: a backward-data op looks up "<class>_bwd_data" and a backward-weight op
 // "<class>_bwd_filter" (DeepBench's names); phase_efficiency returns that entry, or nullptr

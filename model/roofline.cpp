@@ -99,6 +99,7 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
   const int cls = static_cast<int>(op.op_class);
   const hw::ClassEfficiency* specific =
       specific_[specific_index(op.op_class, op.phase, op.precision)];
+  if (runs_as_gemm(op, efficiency_[cls])) return estimate(as_gemm_op(op));
   if (specific && specific->as_forward > 0 && can_run_as_forward(op)) {
     // efficiency.h: the forward convolution it runs as, times the ratio.
     const double ratio = specific->as_forward;

@@ -239,7 +239,7 @@ void conv_benchmarks(const CpuBenchOptions& o, MeasurementSet& set, std::ostream
     dnnl::convolution_forward fwd(fwd_pd);
     dnnl::convolution_backward_data bwd_data(bwd_data_pd);
     dnnl::convolution_backward_weights bwd_weights(bwd_weights_pd);
-    const double flops = 2.0 * g.n * g.k * p * q * g.c * g.r * g.s;
+    const double flops = conv_flops(g);
     const std::map<std::string, std::string> shape{
         {"n", std::to_string(g.n)},          {"c", std::to_string(g.c)},
         {"h", std::to_string(g.h)},          {"w", std::to_string(g.w)},

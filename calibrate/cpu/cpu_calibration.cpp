@@ -13,8 +13,11 @@
 #include <sstream>
 
 #include "calibrate/cpu/cpu_benchmarks.h"
+#include "calibrate/cpu/framework_kernels.h"
+#include "calibrate/measured_op.h"
 #include "calibrate/profile_writer.h"
 #include "hw/system_loader.h"
+#include "model/efficiency.h"
 #include "util/error.h"
 
 namespace amdahl::calibrate {
@@ -134,6 +137,31 @@ std::string base_device_text(const CpuInfo& info, double bandwidth, const std::s
   return t;
 }
 
+// Whether the model's im2col + GEMM rule (model/efficiency.h runs_as_gemm) sends the same
+// convolutions to the GEMM path as the framework did (each framework row's `backend`).
+std::string gemm_path_check(const MeasurementSet& set, const hw::DeviceSpec& device) {
+  int checked = 0, as_gemm = 0;
+  std::vector<std::string> disagree;
+  for (const auto& m : set.rows) {
+    const auto it = m.shape.find("backend");
+    if (!m.bench.starts_with("conv_") || it == m.shape.end()) continue;
+    const bool model = model::runs_as_gemm(to_operator(m), device.efficiency_for("conv"));
+    const bool framework = it->second == "Slow2d";
+    ++checked;
+    as_gemm += framework ? 1 : 0;
+    if (model != framework)
+      disagree.push_back(
+          fmt::format("{} {} (framework: {})", m.bench, format_shape(m.shape), it->second));
+  }
+  if (checked == 0) return "";
+  std::string out = fmt::format(
+      "convolution backends: the framework ran {} of {} rows as im2col + GEMM (Slow2d); the "
+      "model's rule agrees on {}\n",
+      as_gemm, checked, checked - static_cast<int>(disagree.size()));
+  for (const auto& d : disagree) out += "  disagrees: " + d + "\n";
+  return out;
+}
+
 std::string with_suffix(const std::string& path, const std::string& suffix) {
   const fs::path p(path);
   return (p.parent_path() / (p.stem().string() + suffix)).string();
@@ -141,58 +169,42 @@ std::string with_suffix(const std::string& path, const std::string& suffix) {
 
 }  // namespace
 
-std::vector<ClassPlan> cpu_plan() {
+std::vector<ClassPlan> cpu_plan(const MeasurementSet& set) {
   FitOptions threads;
   threads.fit_thread_scaling = true;
   FitOptions cache;  // the size sweeps run from L1-resident to DRAM-resident operands
   cache.fit_cache = true;
+  // Convolutions: the strided data gradients may or may not do the zero work (fitted). Two
+  // structures, chosen by cross-validation on the training rows (ClassPlan::alternatives):
+  // `direct`, and `direct, cache` with the cache term on the memory roofline (convolutions
+  // through a framework convert NCHW tensors to the library's layouts and back, which streams
+  // them at cache or DRAM speed).
+  FitOptions conv;
+  conv.name = "direct";
+  conv.fit_strided_work = true;
+  const auto number = [&](const char* key) {
+    const auto it = set.provenance.find(key);
+    return it == set.provenance.end() ? 0.0 : std::atof(it->second.c_str());
+  };
+  conv.gemm_pointwise_below_batch =
+      static_cast<int>(number("framework_conv_gemm_pointwise_below_batch"));
+  conv.gemm_single_max_input = number("framework_conv_gemm_single_max_input");
+  FitOptions conv_cache = conv;
+  conv_cache.name = "direct, cache";
+  conv_cache.fit_cache = true;
   return {{"gemm", ModelForm::kGemmLike, threads},
-          {"conv", ModelForm::kGemmLike, {}},
+          {"conv", ModelForm::kGemmLike, conv, {conv_cache}},
           {"elementwise", ModelForm::kMemoryBound, cache},
           {"reduction", ModelForm::kMemoryBound, cache},
-          {"data_movement", ModelForm::kMemoryBound, cache}};
-}
-
-double measure_dispatch(const std::string& python, std::string& framework, std::string& why_not) {
-  // 20000 adds of one-element tensors after 2000 warm-up adds: the eager dispatch path
-  // (Python binding, dispatcher, allocator, a one-element CPU kernel), per op.
-  const std::string script =
-      "import time, torch\n"
-      "torch.set_num_threads(1)\n"
-      "x = torch.ones(1)\n"
-      "for _ in range(2000): x = x + 1\n"
-      "best = None\n"
-      "for _ in range(5):\n"
-      "    t = time.perf_counter()\n"
-      "    for _ in range(4000): x = x + 1\n"
-      "    d = (time.perf_counter() - t) / 4000\n"
-      "    best = d if best is None else min(best, d)\n"
-      "print(torch.__version__, best)\n";
-  if (access(python.c_str(), X_OK) != 0) {
-    why_not = python + " not found";
-    return 0;
-  }
-  const std::string cmd = fmt::format("{} -c '{}' 2>&1", python, script);
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) {
-    why_not = "cannot run " + python;
-    return 0;
-  }
-  std::string output;
-  char buf[512];
-  while (fgets(buf, sizeof buf, pipe)) output += buf;
-  const int status = pclose(pipe);
-  std::istringstream in(output);
-  std::string version;
-  double per_op = 0;
-  if (status != 0 || !(in >> version >> per_op) || per_op <= 0) {
-    why_not = output.find("No module named 'torch'") != std::string::npos
-                  ? "PyTorch is not installed for " + python
-                  : "the dispatch loop failed: " + output.substr(0, 200);
-    return 0;
-  }
-  framework = "pytorch " + version;
-  return per_op;
+          {"data_movement", ModelForm::kMemoryBound, cache},
+          // framework_kernels.py only: batch norm, max pooling (forward and data gradient
+          // each; PyTorch 1.13's max-pool forward runs scalar comparisons at a fraction of a
+          // GFLOP/s, so it is fitted with a compute term) and SGD-momentum steps
+          {"normalization", ModelForm::kMemoryBound, cache},
+          {"normalization_bwd_data", ModelForm::kMemoryBound, cache},
+          {"pooling", ModelForm::kGemmLike, {}},
+          {"pooling_bwd_data", ModelForm::kMemoryBound, cache},
+          {"optimizer", ModelForm::kMemoryBound, cache}};
 }
 
 CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::ostream& log) {
@@ -225,22 +237,25 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
   log << fmt::format("calibrating {} ({} cores, {:.0f} MHz)\n", info.model, info.cores, info.mhz);
   run_cpu_benchmarks(bench, set, log);
 
-  std::string framework, why_not;
-  const double dispatch_s = measure_dispatch(options.python, framework, why_not);
-  result.dispatch_measured = dispatch_s > 0;
+  // The framework's own kernels and its dispatch cost (framework_kernels.h).
+  FrameworkKernelOptions framework_options;
+  framework_options.python = options.python;
+  framework_options.quick = options.quick;
+  FrameworkKernels framework;
+  std::string why_not;
+  log << "framework kernels (calibrate/cpu/framework_kernels.py):\n";
+  result.dispatch_measured = run_framework_kernels(framework_options, framework, why_not);
   if (result.dispatch_measured) {
-    Measurement m;
-    m.bench = "dispatch";
-    m.op_class = "dispatch";
-    m.precision = "none";
-    m.shape = {{"framework", framework}, {"op", "add_1_element"}};
-    m.time_s = dispatch_s;
-    m.reps = 20000;
-    set.rows.push_back(m);
-    log << fmt::format("framework dispatch ({}): {:.2f} us per op\n", framework, dispatch_s * 1e6);
+    set.rows.insert(set.rows.end(), framework.rows.begin(), framework.rows.end());
+    for (const auto& [k, v] : framework.provenance) set.provenance[k] = v;
+    log << fmt::format("framework dispatch ({}): {:.2f} us per op\n", framework.framework,
+                       framework.dispatch_s * 1e6);
   } else {
-    log << fmt::format("framework dispatch not measured: {}\n", why_not);
+    log << fmt::format(
+        "framework kernels not measured: {}; the profile describes the libraries' kernels\n",
+        why_not);
   }
+  const double dispatch_s = framework.dispatch_s;
 
   const double bandwidth = dram_triad_bandwidth(set);
   const std::string base_text = base_device_text(info, bandwidth, date);
@@ -256,14 +271,27 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
       throw;
     }
   }();
-  result.calibration = calibrate_device(set, base, cpu_plan());
+  std::map<std::string, int> left_out;
+  const MeasurementSet fitted = prefer_framework_rows(set, &left_out);
+  for (const auto& [op_class, rows] : left_out)
+    log << fmt::format(
+        "{}: {} library rows kept in the CSV, not fitted ({}'s own rows of the class are)\n",
+        op_class, rows, framework.framework);
+  result.calibration = calibrate_device(fitted, base, cpu_plan(fitted));
+  log << gemm_path_check(fitted, result.calibration.device);
 
   write_file_atomically(result.csv_path, measurements_text(set));
+  const std::string through =
+      result.dispatch_measured
+          ? fmt::format("; {} on {} thread(s), BLAS {} (the fitted classes' rows)",
+                        framework.framework, set.provenance["framework_threads"],
+                        set.provenance["framework_blas"])
+          : std::string();
   const std::string provenance = fmt::format(
-      "{} measured on {} ({}, {} cores) at {} with oneDNN {}; {}; fitted by `amdahl calibrate "
+      "{} measured on {} ({}, {} cores) at {} with oneDNN {}{}; {}; fitted by `amdahl calibrate "
       "--target cpu{}` (docs/calibration.md)",
       fs::path(result.csv_path).filename().string(), host_name(), info.model, info.cores, date,
-      onednn_version(), set.provenance.at("kernel"), options.quick ? " --quick" : "");
+      onednn_version(), through, set.provenance.at("kernel"), options.quick ? " --quick" : "");
   std::vector<std::string> sources;
   for (const auto& f : result.calibration.fits)
     sources.push_back(fmt::format(
@@ -288,11 +316,11 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
                      fs::path(result.device_path).filename().string());
   sys += "runtime:\n";
   if (result.dispatch_measured) {
-    sys += fmt::format("  name: {}\n", quoted(framework + " eager (CPU)"));
-    sys +=
-        fmt::format("  source: {}\n",
-                    quoted(fmt::format("measured: {} one-element adds through {} ({})", 20000,
-                                       framework, fs::path(result.csv_path).filename().string())));
+    sys += fmt::format("  name: {}\n", quoted(framework.framework + " eager (CPU)"));
+    sys += fmt::format(
+        "  source: {}\n",
+        quoted(fmt::format("measured: one-element adds through {}, median of 1000-add loops ({})",
+                           framework.framework, fs::path(result.csv_path).filename().string())));
     sys += fmt::format("  dispatch_per_op: {:.3f} us\n", dispatch_s * 1e6);
     sys += "  calibrated: true\n";
   } else {

@@ -1,7 +1,8 @@
 #pragma once
 // `amdahl calibrate --target cpu`: describe this machine's CPU (/proc/cpuinfo, /proc/meminfo,
-// sysfs), run the CPU microbenchmarks (cpu_benchmarks.h) and the framework dispatch loop,
-// fit the efficiency models (calibration.h) and write, each atomically:
+// sysfs), run the library microbenchmarks (cpu_benchmarks.h) and the framework's own kernels
+// and dispatch cost (framework_kernels.h), fit the efficiency models (calibration.h; a class
+// with framework rows is fitted from them, prefer_framework_rows) and write, each atomically:
 //   OUT                      a system: this CPU as cpu0 and the measured runtime
 //   OUT stem + .device.yaml  the calibrated CPU device
 //   OUT stem + .csv          the raw measurements (amdahl measurements v1)
@@ -22,25 +23,23 @@ namespace amdahl::calibrate {
 struct CpuCalibrationOptions {
   bool quick = false;
   std::string out_system;  // the system file; the device and CSV are written beside it
-  std::string python = "/usr/bin/python3";  // for the dispatch loop (needs torch)
+  std::string python = "/usr/bin/python3";  // runs framework_kernels.py (needs torch)
 };
 
 struct CpuCalibrationResult {
   Calibration calibration;
   std::string system_path, device_path, csv_path;
-  bool dispatch_measured = false;
+  bool dispatch_measured = false;  // the framework's kernels and dispatch were measured
 };
 
 CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::ostream& log);
 
 // The classes and model forms fitted for a CPU (calibrate_cpu, and `amdahl calibrate
 // --measurements` with a CPU base device): GEMM with thread scaling, direct convolution, and
-// the memory-bound classes with the cache term.
-std::vector<ClassPlan> cpu_plan();
-
-// The framework's per-op dispatch cost: a loop of tiny adds through PyTorch eager on one
-// element. Returns seconds per op and fills `framework` ("pytorch 2.x"), or returns 0 and
-// fills `why_not` when python or torch is missing.
-double measure_dispatch(const std::string& python, std::string& framework, std::string& why_not);
+// the memory-bound classes with the cache term. The convolutions the framework runs as
+// im2col + GEMM come from the set's provenance (framework_conv_gemm_pointwise_below_batch,
+// framework_conv_gemm_single_max_input: what framework_kernels.py found the framework to
+// choose); without them, none.
+std::vector<ClassPlan> cpu_plan(const MeasurementSet& set);
 
 }  // namespace amdahl::calibrate

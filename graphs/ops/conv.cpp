@@ -21,10 +21,16 @@ using namespace ops;
 struct WindowGeometry {
   std::int64_t n, c, h, w, k, r, s, p, q, groups;
   std::int64_t stride_h, stride_w;
-  // Square kernels and equal strides only (0 otherwise): Operator::conv_kernel/conv_stride.
+  bool plain = false;  // a convolution, not transposed, not dilated
+  // Square kernels and equal strides only (0 otherwise): Operator::conv_kernel/conv_stride;
+  // batch, groups and input size of plain convolutions.
   void describe(Operator& op) const {
     op.conv_kernel = r == s ? static_cast<int>(r) : 0;
     op.conv_stride = stride_h == stride_w ? static_cast<int>(stride_h) : 0;
+    if (!plain) return;
+    op.conv_batch = n;
+    op.conv_groups = groups;
+    op.conv_input_elements = static_cast<double>(n * c * h * w);
   }
 };
 
@@ -100,6 +106,7 @@ ConvGeometry geometry(const Layer& layer, const TensorInfo& x) {
   const auto dilation = layer.get_ints("dilation", 2);
   const auto pad = layer.get_ints("padding", 2);
   const std::string& mode = layer.get_string("padding_mode");
+  g.plain = dilation[0] == 1 && dilation[1] == 1;
   g.p = out_dim(layer, g.h, g.r, stride[0], dilation[0], pad[0], mode);
   g.q = out_dim(layer, g.w, g.s, stride[1], dilation[1], pad[1], mode);
   return g;

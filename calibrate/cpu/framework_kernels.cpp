@@ -1,0 +1,214 @@
+#include "calibrate/cpu/framework_kernels.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "calibrate/measured_op.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::calibrate {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(text);
+  while (std::getline(in, cell, sep)) out.push_back(cell);
+  return out;
+}
+
+// The memory-bound benches: op class, FLOPs and bytes per element (fp32) of n elements, as
+// cpu_benchmarks.cpp counts its OpenMP loops.
+struct MemoryBench {
+  const char* bench;
+  const char* op_class;
+  double flops_per_element;
+  double bytes_per_element;
+};
+constexpr MemoryBench kMemoryBenches[] = {{"elementwise_add", "elementwise", 1, 12},
+                                          {"elementwise_relu", "elementwise", 1, 8},
+                                          {"reduce_sum", "reduction", 1, 4},
+                                          {"mem_copy", "data_movement", 0, 8},
+                                          // graphs/optimizer.cpp, momentum: 4 FLOPs, reads
+                                          // param, grad, buffer; writes param, buffer
+                                          {"optimizer_momentum", "optimizer", 4, 20}};
+
+// Batch norm and max pooling on an n x c x h x w input, counted as graphs/ops/norm.cpp and
+// graphs/ops/pool.cpp count them (fp32): the training forward reads the input twice and
+// writes it once; the backward reads input and output gradient twice each and writes dX and
+// dgamma, dbeta; pooling reads its input once and writes its output (P x Q), its backward
+// reads dY and the input and writes dX.
+bool activation_bench(Measurement& m) {
+  const auto e = [&](const char* key) { return m.shape_number(key); };
+  if (m.bench == "batchnorm_fwd" || m.bench == "batchnorm_bwd_data") {
+    m.op_class = "normalization";
+    const double x = e("n") * e("c") * e("h") * e("w");
+    const bool fwd = m.bench == "batchnorm_fwd";
+    m.flops = (fwd ? 7 : 9) * x;
+    m.bytes = fwd ? 4 * (2 * x + x) : 4 * (2 * (x + x) + x + 2 * e("c"));
+    return true;
+  }
+  if (m.bench == "maxpool_fwd" || m.bench == "maxpool_bwd_data") {
+    m.op_class = "pooling";
+    const auto out = [&](const char* in, const char* kernel) {
+      return static_cast<double>(conv_out_dim(
+          static_cast<std::int64_t>(e(in)), static_cast<std::int64_t>(e(kernel)),
+          static_cast<std::int64_t>(e("pad")), static_cast<std::int64_t>(e("stride"))));
+    };
+    const double x = e("n") * e("c") * e("h") * e("w");
+    const double y = e("n") * e("c") * out("h", "r") * out("w", "s");
+    m.flops = y * e("r") * e("s");
+    m.bytes = m.bench == "maxpool_fwd" ? 4 * (x + y) : 4 * (y + x + x);
+    return true;
+  }
+  return false;
+}
+
+std::vector<std::string> known_benches() {
+  std::vector<std::string> out{
+      "dispatch",        "gemm",          "conv_fwd",           "conv_bwd_data",
+      "conv_bwd_filter", "batchnorm_fwd", "batchnorm_bwd_data", "maxpool_fwd",
+      "maxpool_bwd_data"};
+  for (const auto& b : kMemoryBenches) out.emplace_back(b.bench);
+  return out;
+}
+
+}  // namespace
+
+std::string framework_kernels_script() { return AMDAHL_FRAMEWORK_KERNELS_SCRIPT; }
+
+Measurement framework_measurement(const std::string& bench,
+                                  std::map<std::string, std::string> shape, double time_s,
+                                  int reps) {
+  Measurement m;
+  m.bench = bench;
+  m.shape = std::move(shape);
+  m.time_s = time_s;
+  m.reps = reps;
+  m.precision = "fp32";
+  if (bench == "dispatch") {
+    m.op_class = "dispatch";
+    m.precision = "none";
+  } else if (bench == "gemm") {
+    m.op_class = "gemm";
+    const double r = m.shape_number("m"), c = m.shape_number("n"), k = m.shape_number("k");
+    m.flops = 2 * r * c * k;
+    m.bytes = 4 * (r * k + k * c + r * c);
+  } else if (bench.starts_with("conv_")) {
+    m.op_class = "conv";
+    const ConvShape g = conv_shape(m);
+    m.flops = conv_flops(g);
+    m.bytes = conv_bytes(bench, g, 4.0);
+  } else if (!activation_bench(m)) {
+    const MemoryBench* found = nullptr;
+    for (const auto& b : kMemoryBenches)
+      if (bench == b.bench) found = &b;
+    if (!found)
+      throw UserError(fmt::format("framework kernel row: unknown bench '{}' (expected one of: {})",
+                                  bench, join(known_benches())));
+    m.op_class = found->op_class;
+    if (m.op_class == "data_movement") m.precision = "none";
+    const double n = m.shape_number("n");
+    m.flops = found->flops_per_element * n;
+    m.bytes = found->bytes_per_element * n + (bench == "reduce_sum" ? 4 : 0);
+  }
+  return m;
+}
+
+FrameworkKernels parse_framework_output(const std::string& text) {
+  FrameworkKernels out;
+  bool header = false;
+  int line_no = 0;
+  for (const std::string& raw : split(text, '\n')) {
+    ++line_no;
+    const std::string line = raw.ends_with('\r') ? raw.substr(0, raw.size() - 1) : raw;
+    const std::string where = fmt::format("framework kernels output line {}", line_no);
+    if (line.empty()) continue;
+    if (line.starts_with("# ")) {
+      const auto colon = line.find(": ");
+      if (colon != std::string::npos)
+        out.provenance[line.substr(2, colon - 2)] = line.substr(colon + 2);
+      continue;
+    }
+    if (!header) {
+      if (line != "bench,shape,time_s,reps")
+        throw UserError(fmt::format("{}: expected the header 'bench,shape,time_s,reps' (got '{}')",
+                                    where, line));
+      header = true;
+      continue;
+    }
+    const auto cells = split(line, ',');
+    if (cells.size() != 4)
+      throw UserError(
+          fmt::format("{}: expected 4 cells bench,shape,time_s,reps (got '{}')", where, line));
+    std::map<std::string, std::string> shape;
+    for (const auto& kv : split(cells[1], ';')) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos)
+        throw UserError(fmt::format("{}: shape entry '{}' is not key=value", where, kv));
+      shape[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    char* end = nullptr;
+    const double time_s = std::strtod(cells[2].c_str(), &end);
+    if (cells[2].empty() || *end != '\0' || !(time_s > 0))
+      throw UserError(
+          fmt::format("{}: time_s must be a positive number (got '{}')", where, cells[2]));
+    const int reps = std::atoi(cells[3].c_str());
+    try {
+      out.rows.push_back(framework_measurement(cells[0], std::move(shape), time_s, reps));
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("{}: {}", where, e.what()));
+    }
+    if (cells[0] == "dispatch") out.dispatch_s = time_s;
+  }
+  if (!header) throw UserError("framework kernels output: no header row");
+  const auto it = out.provenance.find("framework");
+  out.framework = it == out.provenance.end() ? "unknown framework" : it->second;
+  return out;
+}
+
+bool run_framework_kernels(const FrameworkKernelOptions& options, FrameworkKernels& out,
+                           std::string& why_not) {
+  const std::string script = options.script.empty() ? framework_kernels_script() : options.script;
+  if (access(options.python.c_str(), X_OK) != 0) {
+    why_not = options.python + " not found";
+    return false;
+  }
+  if (access(script.c_str(), R_OK) != 0) {
+    why_not = script + " not found";
+    return false;
+  }
+  // The module check first, so that a missing framework is told apart from a failing script.
+  const std::string probe = fmt::format("{} -c 'import torch' >/dev/null 2>&1", options.python);
+  if (std::system(probe.c_str()) != 0) {
+    why_not = "PyTorch is not installed for " + options.python;
+    return false;
+  }
+  const std::string cmd =
+      fmt::format("'{}' '{}'{}{}", options.python, script, options.quick ? " --quick" : "",
+                  options.dispatch_only ? " --only dispatch" : "");
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) {
+    why_not = "cannot run " + options.python;
+    return false;
+  }
+  std::string text;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) text += buf;
+  if (pclose(pipe) != 0) {
+    why_not = fmt::format("{} failed (its messages are above)", script);
+    return false;
+  }
+  out = parse_framework_output(text);
+  if (out.dispatch_s <= 0) {
+    why_not = fmt::format("{} wrote no dispatch row", script);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace amdahl::calibrate
