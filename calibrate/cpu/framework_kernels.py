@@ -63,8 +63,10 @@ def linear_gemms(w, quick):
     batches = [1, 8, 32] if quick else [1, 4, 16, 32, 64, 128]
     layers = [(1024, 1024), (4096, 1000)] if quick else [(1024, 1024), (4096, 1000),
                                                          (4096, 4096), (9216, 4096), (512, 2048)]
-    for b in batches:
-        for i, o in layers:
+    grid = [(b, i, o) for b in batches for i, o in layers]
+    if quick:  # a DRAM-resident weight (AlexNet's fc6) at small batches
+        grid += [(1, 9216, 4096), (4, 9216, 4096)]
+    for b, i, o in grid:
             x, wt, dy = torch.randn(b, i), torch.randn(o, i), torch.randn(b, o)
             w.row("gemm", dict(m=b, n=o, k=i, op="linear_fwd"), lambda: F.linear(x, wt))
             w.row("gemm", dict(m=b, n=i, k=o, op="linear_bwd_data"), lambda: dy.mm(wt))
@@ -202,15 +204,28 @@ def normalization_and_pooling(w, quick):
 
 
 def optimizer_steps(w, quick):
-    """An SGD-momentum step (torch.optim.SGD) on one parameter tensor of n elements."""
+    """What a training step does per parameter tensor of n elements besides computing its
+    gradient: zero_grad (PyTorch 1.x fills .grad with zeros; 2.x drops it), autograd's
+    accumulation of the new gradient into .grad (an add, or taking it as is), and the
+    SGD-momentum step (torch.optim.SGD)."""
     step = 4 if quick else 2
     elements = 1024
     while elements <= 16 * 1024 * 1024:
         p = torch.nn.Parameter(torch.randn(elements))
         p.grad = torch.randn(elements)
+        g = torch.randn(elements)
         sgd = torch.optim.SGD([p], lr=0.01, momentum=0.9)
         sgd.step()  # creates the momentum buffer
-        w.row("optimizer_momentum", dict(n=elements), sgd.step)
+
+        def update(p=p, g=g, sgd=sgd):
+            sgd.zero_grad()
+            if p.grad is None:
+                p.grad = g
+            else:
+                p.grad.add_(g)
+            sgd.step()
+
+        w.row("optimizer_momentum", dict(n=elements), update)
         elements *= step
 
 

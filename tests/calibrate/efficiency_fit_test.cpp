@@ -227,6 +227,19 @@ TEST_CASE("a CPU GEMM fit recovers Amdahl thread scaling from runs at several th
   const ClassFit fit = fit_class("gemm", ModelForm::kGemmLike, samples, {}, cpu, options);
   CHECK(fit.params.thread_scaling == Approx(0.95).epsilon(0.01));
   CHECK(fit.params.compute == Approx(0.9).epsilon(0.03));
+
+  // Runs at one thread count (a framework's own) cannot tell thread scaling from `compute`:
+  // it is not fitted, and `compute` is the fraction of the whole CPU they reach.
+  std::vector<Sample> one_count;
+  for (const Sample& s : samples)
+    if (s.threads == 4) {
+      one_count.push_back(s);
+      one_count.back().threads = 0;
+    }
+  const ClassFit single = fit_class("gemm", ModelForm::kGemmLike, one_count, {}, cpu, options);
+  CHECK(single.params.thread_scaling == 0);
+  const double speedup = 1.0 / ((1 - 0.95) + 0.95 / 4);  // 4 of 8 threads, scaling 0.95
+  CHECK(single.params.compute == Approx(0.9 * speedup / 8).epsilon(0.03));
 }
 
 TEST_CASE("a fit that cannot converge or has too few measurements is an error",

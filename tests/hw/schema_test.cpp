@@ -164,3 +164,15 @@ TEST_CASE("schema rule: outside a closed range", "[hw][schema]") {
              Contains("bad_within.yaml:14:44: efficiency.conv_bwd_filter.split_k: must be within "
                       "[0, 1] (got '1.5')"));
 }
+
+TEST_CASE("CPU framework entries: the im2col + GEMM thresholds and per-phase entries",
+          "[hw][schema]") {
+  const hw::DeviceSpec d = hw::load_device_file(fixture("framework_cpu.yaml"));
+  CHECK(d.efficiency.at("conv").gemm_pointwise_below_batch == 16);
+  CHECK(d.efficiency.at("conv").gemm_single_max_input == 20480);
+  CHECK(d.efficiency.at("normalization_bwd_data").memory == 0.9);
+  CHECK(d.efficiency.at("pooling_bwd_data").memory == 0.7);
+  CHECK_THAT(device_error("bad_gemm_path.yaml"),
+             Contains("bad_gemm_path.yaml:14:52: efficiency.conv.gemm_pointwise_below_batch: "
+                      "must not be negative (got '-1')"));
+}

@@ -1,0 +1,86 @@
+// Convolutions a CPU framework runs as im2col + BLAS GEMM (model/efficiency.h runs_as_gemm):
+// PyTorch 1.13 on one thread, thresholds 16 (1x1 batch) and 20480 (batch-1 input elements).
+
+#include <catch2/catch.hpp>
+
+#include "model/efficiency.h"
+#include "model/roofline.h"
+#include "test_device.h"
+
+using namespace amdahl;
+
+namespace {
+
+constexpr double kTight = 1e-12;
+
+// A forward convolution N x C x H x W -> K, kernel r, stride, `groups`, padded to keep H x W
+// at stride 1 (the geometry graphs/ops/conv.cpp describes).
+graphs::Operator conv(std::int64_t n, std::int64_t c, std::int64_t hw, std::int64_t k, int r,
+                      int stride = 1, std::int64_t groups = 1) {
+  graphs::Operator op;
+  op.op_class = graphs::OpClass::kConv;
+  const std::int64_t p = hw / stride;
+  op.flops = 2.0 * n * k * p * p * (c / groups) * r * r;
+  op.gemm = {n * p * p, k / groups, (c / groups) * r * r, groups};
+  op.conv_kernel = r;
+  op.conv_stride = stride;
+  op.conv_batch = n;
+  op.conv_groups = groups;
+  op.conv_input_elements = static_cast<double>(n * c * hw * hw);
+  return op;
+}
+
+hw::ClassEfficiency pytorch_rule() {
+  hw::ClassEfficiency e{0.5, 1.0};
+  e.gemm_pointwise_below_batch = 16;
+  e.gemm_single_max_input = 20480;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("PyTorch 1.13's single-thread rule for im2col + GEMM convolutions",
+          "[model][efficiency]") {
+  const hw::ClassEfficiency rule = pytorch_rule();
+  // 1x1 stride 1: below batch 16 only, whatever the input size.
+  CHECK(model::runs_as_gemm(conv(8, 64, 56, 256, 1), rule));
+  CHECK(model::runs_as_gemm(conv(15, 64, 56, 256, 1), rule));
+  CHECK_FALSE(model::runs_as_gemm(conv(16, 64, 56, 256, 1), rule));
+  CHECK_FALSE(model::runs_as_gemm(conv(8, 128, 28, 256, 1, 2), rule));  // strided: oneDNN
+  // Batch 1, kernels up to 3x3, ungrouped, at most 20480 input elements (512 x 7 x 7 = 25088
+  // is above, 320 x 8 x 8 = 20480 at the bound).
+  CHECK(model::runs_as_gemm(conv(1, 320, 8, 320, 3), rule));
+  CHECK_FALSE(model::runs_as_gemm(conv(1, 512, 7, 512, 3), rule));
+  CHECK_FALSE(model::runs_as_gemm(conv(2, 320, 8, 320, 3), rule));
+  CHECK_FALSE(model::runs_as_gemm(conv(1, 320, 8, 320, 3, 1, 320), rule));  // depthwise
+  CHECK_FALSE(model::runs_as_gemm(conv(1, 16, 8, 16, 5), rule));            // kernel > 3
+  // A device without the rule, and ops that are not plain convolutions.
+  CHECK_FALSE(model::runs_as_gemm(conv(8, 64, 56, 256, 1), hw::ClassEfficiency{}));
+  graphs::Operator transposed = conv(8, 64, 56, 256, 1);
+  transposed.conv_batch = 0;  // transposed or dilated: graphs/ops/conv.cpp leaves it 0
+  CHECK_FALSE(model::runs_as_gemm(transposed, rule));
+}
+
+TEST_CASE("a convolution the framework runs as GEMM is costed with the gemm entry",
+          "[model][roofline]") {
+  hw::DeviceSpec d = model::test::round_device();  // 1 TFLOP/s, 100 GB/s
+  d.kind = hw::DeviceKind::kCpu;
+  d.efficiency["gemm"] = hw::ClassEfficiency{0.01, 1.0};
+  d.efficiency["conv"] = pytorch_rule();
+  const model::Roofline roofline(d);
+  const graphs::Operator slow = conv(8, 64, 56, 256, 1);
+  const model::OpCost c = roofline.estimate(slow);
+  CHECK(c.time_s == Approx(slow.flops / (1e12 * 0.01)).epsilon(kTight));
+  CHECK(c.compute_efficiency == Approx(0.01).epsilon(kTight));
+  const graphs::Operator library = conv(16, 64, 56, 256, 1);
+  CHECK(roofline.estimate(library).time_s == Approx(library.flops / (1e12 * 0.5)).epsilon(kTight));
+  // Backward directions follow the forward's backend.
+  graphs::Operator data = slow;
+  data.phase = graphs::Phase::kBackwardData;
+  CHECK(roofline.estimate(data).time_s == Approx(c.time_s).epsilon(kTight));
+  // The GEMM carries no convolution geometry (no Winograd, no strided zero work).
+  const graphs::Operator g = model::as_gemm_op(conv(1, 320, 8, 320, 3));
+  CHECK(g.op_class == graphs::OpClass::kGemm);
+  CHECK(g.conv_kernel == 0);
+  CHECK(g.conv_batch == 0);
+}
