@@ -205,8 +205,7 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
     (used ? result.rows_used : result.rows_ignored) += 1;
   }
   std::vector<std::string> suffixes{""};
-  for (Precision p : tensor_core_precisions())
-    suffixes.push_back("." + std::string(precision_name(p)));
+  for (Precision p : tensor_core_precisions()) suffixes.push_back(precision_suffix(p));
   for (const auto& p : plan)
     for (const std::string& suffix : suffixes) {
       const std::string key = p.op_class + suffix;

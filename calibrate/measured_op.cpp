@@ -124,6 +124,7 @@ graphs::Operator to_operator(const Measurement& m) {
     op.conv_batch = g.n;
     op.conv_groups = g.groups;
     op.conv_input_elements = static_cast<double>(g.n * g.c * g.h * g.w);
+    op.conv_output_elements = static_cast<double>(g.n * g.k * g.p() * g.q());
   } else if (m.bench.starts_with("rnn_")) {
     op.gemm = rnn_dims(m);
   }

@@ -179,29 +179,36 @@ std::string read_text_file(const std::string& path) {
 
 void write_file_atomically(const std::string& path, const std::string& text,
                            const std::function<void(const std::string&)>& validate) {
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir))
-    throw UserError(fmt::format("{}: folder {} does not exist", path, dir.string()));
-  // The temporary keeps the target's extension so loaders that look at it behave the same.
-  const fs::path tmp = dir / fmt::format(".{}.tmp-{}{}", target.stem().string(), ::getpid(),
-                                         target.extension().string());
-  {
-    std::ofstream out(tmp);
-    if (!out) throw UserError(fmt::format("{}: cannot write (temporary {})", path, tmp.string()));
-    out << text;
-    out.close();
-    if (!out) {
-      fs::remove(tmp);
-      throw UserError(fmt::format("{}: write failed", path));
-    }
-  }
-  try {
-    if (validate) validate(tmp.string());
-    fs::rename(tmp, target);
-  } catch (...) {
+  write_files_atomically({{path, text, validate}});
+}
+
+void write_files_atomically(const std::vector<PendingFile>& files) {
+  std::vector<fs::path> temporaries;
+  const auto remove_all = [&] {
     std::error_code ignored;
-    fs::remove(tmp, ignored);
+    for (const auto& t : temporaries) fs::remove(t, ignored);
+  };
+  try {
+    for (const PendingFile& f : files) {
+      const fs::path target(f.path);
+      const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+      if (!fs::is_directory(dir))
+        throw UserError(fmt::format("{}: folder {} does not exist", f.path, dir.string()));
+      // The temporary keeps the target's extension so loaders that look at it behave the same.
+      const fs::path tmp = dir / fmt::format(".{}.tmp-{}{}", target.stem().string(), ::getpid(),
+                                             target.extension().string());
+      temporaries.push_back(tmp);
+      std::ofstream out(tmp);
+      if (!out)
+        throw UserError(fmt::format("{}: cannot write (temporary {})", f.path, tmp.string()));
+      out << f.text;
+      out.close();
+      if (!out) throw UserError(fmt::format("{}: write failed", f.path));
+      if (f.validate) f.validate(tmp.string());
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) fs::rename(temporaries[i], files[i].path);
+  } catch (...) {
+    remove_all();
     throw;
   }
 }

@@ -43,6 +43,16 @@ std::string quoted_yaml(const std::string& s);
 void write_file_atomically(const std::string& path, const std::string& text,
                            const std::function<void(const std::string&)>& validate = {});
 
+// Several files that belong together (a calibrated device and its link): every temporary is
+// written and validated before any of them replaces its target, so one that fails leaves
+// all targets as they were.
+struct PendingFile {
+  std::string path;
+  std::string text;
+  std::function<void(const std::string&)> validate;
+};
+void write_files_atomically(const std::vector<PendingFile>& files);
+
 // Reads a whole text file; UserError when it cannot be read.
 std::string read_text_file(const std::string& path);
 

@@ -13,6 +13,7 @@
 
 #include "calibrate/calibration.h"
 #include "calibrate/cpu/cpu_calibration.h"
+#include "calibrate/cpu/framework_kernels.h"
 #include "calibrate/deepbench.h"
 #include "calibrate/holdout.h"
 #include "calibrate/link_fit.h"
@@ -123,18 +124,18 @@ std::vector<std::string> entry_sources(const calibrate::Calibration& c, const st
   return out;
 }
 
-// Writes the calibrated device file at `out` from `base_path`, validated by loading it; with
-// `extra_keys` (e.g. a measured launch_latency) set on top.
-void write_device(const std::string& base_path, const std::string& out,
-                  const calibrate::Calibration& c, const std::string& what,
-                  const std::string& provenance,
-                  const std::vector<std::pair<std::string, std::string>>& extra_keys = {}) {
-  const std::string text = calibrate::set_top_level_keys(
-      calibrate::render_calibrated_device(calibrate::read_text_file(base_path), c.fits,
-                                          entry_sources(c, what), provenance),
-      extra_keys);
-  calibrate::write_file_atomically(out, text,
-                                   [](const std::string& tmp) { hw::load_device_file(tmp); });
+// The calibrated device file at `out` from `base_path`, validated by loading it before it is
+// written; with `extra_keys` (e.g. a measured launch_latency) set on top.
+calibrate::PendingFile device_file(
+    const std::string& base_path, const std::string& out, const calibrate::Calibration& c,
+    const std::string& what, const std::string& provenance,
+    const std::vector<std::pair<std::string, std::string>>& extra_keys = {}) {
+  return {out,
+          calibrate::set_top_level_keys(
+              calibrate::render_calibrated_device(calibrate::read_text_file(base_path), c.fits,
+                                                  entry_sources(c, what), provenance),
+              extra_keys),
+          [](const std::string& tmp) { hw::load_device_file(tmp); }};
 }
 
 void require(const std::string& value, const char* option, const char* why) {
@@ -166,8 +167,8 @@ void run_deepbench(const CalibrateOptions& o) {
       o.dataset, p.at("repo"), p.at("path"), p.at("read_at_commit"), p.at("last_modified_date"),
       p.at("gpu_model"), p.at("cpu_model"), p.at("cuda"), p.at("cudnn"), p.at("driver"),
       o.precision, measured.model, p.at("clock_adjustment"), o.dataset);
-  write_device(o.base, o.out, c, fmt::format("DeepBench {} {}", o.dataset, o.precision),
-               provenance);
+  calibrate::write_files_atomically({device_file(
+      o.base, o.out, c, fmt::format("DeepBench {} {}", o.dataset, o.precision), provenance)});
   if (!o.csv.empty()) calibrate::write_file_atomically(o.csv, calibrate::measurements_text(set));
   std::cout << fmt::format("wrote {}\n", o.out);
   write_residuals(o, c);
@@ -222,6 +223,11 @@ void run_measurements(const CalibrateOptions& o) {
   // Every kernel time includes the launch latency (model/roofline.cpp), so the classes are
   // fitted with the measured one, which the device file then gets.
   if (launch.async_s > 0) base.launch_latency_s = launch.async_s;
+  // A CPU measured through a framework: its fresh allocations' cost, from the same file.
+  const auto allocation = base.kind == hw::DeviceKind::kCpu
+                              ? calibrate::fit_allocation(set)
+                              : std::optional<calibrate::FreshAllocation>();
+  if (allocation) base.allocation = {allocation->above_bytes, allocation->bytes_per_s};
   const calibrate::Calibration c = calibrate::calibrate_device(set, base, plan_for(base, set));
   const std::vector<calibrate::CopyCurve> curves = calibrate::fit_copy_curves(set);
   if (!o.link_out.empty() && curves.empty())
@@ -240,19 +246,18 @@ void run_measurements(const CalibrateOptions& o) {
   if (launch.async_s > 0)
     device_keys.push_back({"launch_latency", microseconds(launch.async_s) +
                                                  "  # measured: launch mode=async (" + file + ")"});
-  // The link is rendered before anything is written, so that a bad link base leaves both
-  // files as they were.
-  const std::string link_text =
-      o.link_out.empty() ? std::string()
-                         : calibrate::render_calibrated_link(calibrate::read_text_file(o.link_base),
-                                                             curves, provenance);
-  write_device(o.base, o.out, c, file, provenance, device_keys);
-  std::cout << fmt::format("wrote {}\n", o.out);
-  if (!o.link_out.empty()) {
-    calibrate::write_file_atomically(o.link_out, link_text,
-                                     [](const std::string& tmp) { hw::load_link_file(tmp); });
-    std::cout << fmt::format("wrote {}\n", o.link_out);
-  }
+  if (allocation) device_keys.push_back({"allocation", calibrate::allocation_yaml(*allocation)});
+  // Device and link are validated together before either is written: a bad link base, or a
+  // link that fails its schema, leaves both files as they were.
+  std::vector<calibrate::PendingFile> files{
+      device_file(o.base, o.out, c, file, provenance, device_keys)};
+  if (!o.link_out.empty())
+    files.push_back({o.link_out,
+                     calibrate::render_calibrated_link(calibrate::read_text_file(o.link_base),
+                                                       curves, provenance),
+                     [](const std::string& tmp) { hw::load_link_file(tmp); }});
+  calibrate::write_files_atomically(files);
+  for (const auto& f : files) std::cout << fmt::format("wrote {}\n", f.path);
   write_residuals(o, c);
 }
 

@@ -40,11 +40,13 @@ struct Operator {
   // both 0 when not a convolution (efficiency models use them for Winograd eligibility).
   int conv_kernel = 0;
   int conv_stride = 0;
-  // Convolutions (not transposed, not dilated): batch N, groups and the input's N C H W
-  // elements, for frameworks' backend choices (model/efficiency.h runs_as_gemm); 0 otherwise.
+  // Convolutions (not transposed, not dilated): batch N, groups, and the elements of the
+  // forward input X (N C H W) and output Y (N K P Q), for frameworks' backend choices and
+  // buffers (model/efficiency.h runs_as_gemm, model/roofline.cpp); 0 otherwise.
   std::int64_t conv_batch = 0;
   std::int64_t conv_groups = 0;
   double conv_input_elements = 0;
+  double conv_output_elements = 0;
 
   double bytes() const { return bytes_read + bytes_written; }
   double intensity() const { return bytes() > 0 ? flops / bytes() : 0; }

@@ -28,6 +28,15 @@ struct MemorySpec {
   double l2_bytes = 0;  // 0 when not given
 };
 
+// Fresh host allocations (a CPU run through a framework): an op whose output is larger than
+// `above_bytes` gets it from the OS (glibc serves such sizes with mmap, 32 MiB at most), whose
+// pages fault in as the op first writes them: time += output bytes / bytes_per_s
+// (model/roofline.cpp). 0: none (GPUs; frameworks that cache their allocations).
+struct AllocationSpec {
+  double above_bytes = 0;
+  double bytes_per_s = 0;
+};
+
 enum class TileChoice { kFill, kWaste };  // ClassEfficiency::tile_choice
 
 // Calibrated efficiency of one op class on one device (see model/efficiency.h for the
@@ -89,6 +98,7 @@ struct DeviceSpec {
   double clock_hz = 0;
   std::map<Precision, PeakRate> peak;
   MemorySpec memory;
+  AllocationSpec allocation;
   double launch_latency_s = 0;
   int copy_engines = 1;
   bool calibrated = false;

@@ -85,6 +85,10 @@ DeviceSpec to_device(const Record& r, const YamlFile& file) {
   if (!has_fp32) diags.add(r.where(), "peak.fp32", "required key is missing (peak fp32 rate)");
   const Record& m = r.map("memory");
   d.memory = MemorySpec{m.number("capacity"), m.number("bandwidth"), m.number_or("l2_cache", 0)};
+  if (r.has("allocation")) {
+    const Record& a = r.map("allocation");
+    d.allocation = AllocationSpec{a.number("above"), a.number("bandwidth")};
+  }
   d.launch_latency_s = r.number("launch_latency");
   d.copy_engines = static_cast<int>(r.integer("copy_engines"));
   d.calibrated = r.boolean("calibrated");

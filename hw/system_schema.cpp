@@ -16,7 +16,7 @@ const std::vector<std::string>& efficiency_class_names() {
         "normalization_bwd_data", "pooling_bwd_data"};
     for (const char* key : {"gemm", "conv", "conv_bwd_data", "conv_bwd_filter", "rnn", "attention"})
       for (Precision precision : tensor_core_precisions())
-        names.push_back(std::string(key) + "." + std::string(precision_name(precision)));
+        names.push_back(std::string(key) + precision_suffix(precision));
     return names;
   }();
   return kNames;
@@ -147,6 +147,17 @@ const std::vector<Field>& device_schema() {
                  string_field("source", "where the memory figures come from")},
                 "memory")
           .req(),
+      map_field("allocation",
+                {quantity_field("above", Dimension::kBytes,
+                                "outputs larger than this are fresh pages from the OS")
+                     .req()
+                     .non_negative(),
+                 quantity_field("bandwidth", Dimension::kBandwidth,
+                                "bytes per second such an output's pages fault in at")
+                     .req()
+                     .positive(),
+                 string_field("source", "where the figures come from")},
+                "CPU through a framework: the cost of fresh allocations (model/roofline.cpp)"),
       quantity_field("launch_latency", Dimension::kTime,
                      "fixed cost added to every kernel: the interval between back-to-back launches "
                      "(amdahl-cudabench launch mode=async)")

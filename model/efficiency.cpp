@@ -180,6 +180,7 @@ graphs::Operator as_gemm_op(const graphs::Operator& op) {
   g.conv_batch = 0;
   g.conv_groups = 0;
   g.conv_input_elements = 0;
+  g.conv_output_elements = 0;
   return g;
 }
 
@@ -199,8 +200,7 @@ const hw::ClassEfficiency* phase_efficiency(const graphs::Operator& op,
 }
 
 std::string precision_suffix(const graphs::Operator& op) {
-  if (!is_tensor_core_precision(op.precision) || !is_matrix_class(op.op_class)) return "";
-  return "." + std::string(precision_name(op.precision));
+  return is_matrix_class(op.op_class) ? amdahl::precision_suffix(op.precision) : "";
 }
 
 const hw::ClassEfficiency* specific_efficiency(const graphs::Operator& op,

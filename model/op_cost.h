@@ -13,11 +13,12 @@ inline constexpr int kBoundCount = 5;
 std::string_view bound_name(Bound b);
 
 struct OpCost {
-  double time_s = 0;      // what the op occupies its resource for
-  double compute_s = 0;   // FLOPs / (peak x compute efficiency)
-  double memory_s = 0;    // bytes / (bandwidth x memory efficiency)
-  double latency_s = 0;   // launch latency + fixed per-op latency
-  double transfer_s = 0;  // bytes / link bandwidth (transfers only)
+  double time_s = 0;        // what the op occupies its resource for
+  double compute_s = 0;     // FLOPs / (peak x compute efficiency)
+  double memory_s = 0;      // bytes / (bandwidth x memory efficiency)
+  double latency_s = 0;     // launch latency + fixed per-op latency
+  double transfer_s = 0;    // bytes / link bandwidth (transfers only)
+  double allocation_s = 0;  // a fresh output's pages faulting in (hw::AllocationSpec)
   Bound bound = Bound::kCompute;
   double compute_efficiency = 0;  // fraction of peak applied
   double memory_efficiency = 0;   // fraction of bandwidth applied

@@ -95,6 +95,31 @@ void Roofline::resolve_specific_entries(const hw::DeviceSpec& device) {
   }
 }
 
+namespace {
+// The bytes an op allocates fresh from the OS (hw::AllocationSpec): its output when larger
+// than `above` (optimizer updates write in place). A convolution run by the library on a CPU
+// framework (not as im2col + GEMM, which writes the framework's tensor directly) also has the
+// library convert layouts: every activation it reads (X, dY) into a new buffer in its own
+// layout, and every activation it produces (Y, dX) into a new buffer that is then converted
+// into the framework's new output tensor (oneDNN on PyTorch's NCHW tensors). Each buffer
+// larger than `above` counts.
+double fresh_bytes(const graphs::Operator& op, double above) {
+  if (op.op_class == graphs::OpClass::kOptimizer) return 0;
+  const auto fresh = [&](double bytes) { return bytes > above ? bytes : 0.0; };
+  if (op.op_class != graphs::OpClass::kConv || op.conv_batch <= 0) return fresh(op.bytes_written);
+  const double e = graphs::dtype_bytes(op.dtype);
+  const double x = fresh(e * op.conv_input_elements), y = fresh(e * op.conv_output_elements);
+  switch (op.phase) {
+    case graphs::Phase::kBackwardData:
+      return y + 2 * x;
+    case graphs::Phase::kBackwardWeight:
+      return x + y + fresh(op.bytes_written);
+    default:
+      return x + 2 * y;
+  }
+}
+}  // namespace
+
 OpCost Roofline::estimate(const graphs::Operator& op) const {
   const int cls = static_cast<int>(op.op_class);
   const hw::ClassEfficiency* specific =
@@ -123,12 +148,15 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
   c.compute_s = op.flops > 0 ? op.flops / (c.peak_flops_per_s * c.compute_efficiency) : 0;
   c.memory_s = bytes > 0 ? bytes / (c.bandwidth_bytes_per_s * c.memory_efficiency) : 0;
   c.latency_s = device_->launch_latency_s + e.latency_s;
+  // Fresh allocations' page faults come before the op can write them, in series with its work.
+  const hw::AllocationSpec& a = device_->allocation;
+  if (a.bytes_per_s > 0) c.allocation_s = fresh_bytes(op, a.above_bytes) / a.bytes_per_s;
   const double work = std::max(c.compute_s, c.memory_s);
-  c.time_s = work + c.latency_s;
-  if (c.latency_s > work)
+  c.time_s = work + c.allocation_s + c.latency_s;
+  if (c.latency_s > work + c.allocation_s)
     c.bound = Bound::kLatency;
   else
-    c.bound = c.compute_s >= c.memory_s ? Bound::kCompute : Bound::kMemory;
+    c.bound = c.compute_s >= c.memory_s + c.allocation_s ? Bound::kCompute : Bound::kMemory;
   return c;
 }
 

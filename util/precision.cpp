@@ -38,6 +38,10 @@ bool is_tensor_core_precision(Precision p) {
   return std::find(tensor.begin(), tensor.end(), p) != tensor.end();
 }
 
+std::string precision_suffix(Precision p) {
+  return is_tensor_core_precision(p) ? "." + std::string(precision_name(p)) : std::string();
+}
+
 std::vector<std::string> precision_names() {
   std::vector<std::string> out;
   for (const auto& [value, name] : kNames) out.emplace_back(name);

@@ -19,5 +19,7 @@ std::vector<std::string> precision_names();
 // entries may be given per precision for these (model/efficiency.h).
 const std::vector<Precision>& tensor_core_precisions();
 bool is_tensor_core_precision(Precision p);
+// The suffix of an efficiency entry at that precision (".fp16"); "" for other precisions.
+std::string precision_suffix(Precision p);
 
 }  // namespace amdahl

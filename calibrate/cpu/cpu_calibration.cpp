@@ -106,7 +106,8 @@ double dram_triad_bandwidth(const MeasurementSet& set) {
   return bandwidth;
 }
 
-std::string base_device_text(const CpuInfo& info, double bandwidth, const std::string& date) {
+std::string base_device_text(const CpuInfo& info, double bandwidth, const std::string& date,
+                             const std::optional<FreshAllocation>& allocation) {
   const auto [per_cycle, why] = fp32_flop_per_cycle(info);
   const double peak = info.cores * info.mhz * 1e6 * per_cycle;
   std::string t;
@@ -130,6 +131,7 @@ std::string base_device_text(const CpuInfo& info, double bandwidth, const std::s
   if (info.llc_bytes > 0) t += fmt::format("  l2_cache: {:.0f} KiB\n", info.llc_bytes / 1024);
   t += "  source: \"capacity /proc/meminfo; bandwidth: measured triad at the largest size of this "
        "run (DRAM-resident); cache: largest cache level in sysfs\"\n";
+  if (allocation) t += "allocation: " + allocation_yaml(*allocation) + "\n";
   t += "launch_latency: 0 s          # a CPU op starts when the host thread reaches it\n";
   t += "calibrated: false\n";
   t += "efficiency:\n";
@@ -174,14 +176,14 @@ std::vector<ClassPlan> cpu_plan(const MeasurementSet& set) {
   threads.fit_thread_scaling = true;
   FitOptions cache;  // the size sweeps run from L1-resident to DRAM-resident operands
   cache.fit_cache = true;
-  // Convolutions: the strided data gradients may or may not do the zero work (fitted). Two
-  // structures, chosen by cross-validation on the training rows (ClassPlan::alternatives):
-  // `direct`, and `direct, cache` with the cache term on the memory roofline (convolutions
-  // through a framework convert NCHW tensors to the library's layouts and back, which streams
-  // them at cache or DRAM speed).
+  // Convolutions: the strided data gradients may or may not do the zero work (fitted). (A
+  // cache term on their memory roofline was tried and dropped: fitted to the few large
+  // framework convolutions, whose fresh outputs' page faults it stood in for, it drove
+  // `memory` to 0 and made predictions grow with the square of the batch beyond the sweep;
+  // hw::AllocationSpec models those faults instead.)
   FitOptions conv;
-  conv.name = "direct";
   conv.fit_strided_work = true;
+  conv.max_evaluations = 20000;  // noisy framework timings: LM may need more steps
   const auto number = [&](const char* key) {
     const auto it = set.provenance.find(key);
     return it == set.provenance.end() ? 0.0 : std::atof(it->second.c_str());
@@ -189,11 +191,8 @@ std::vector<ClassPlan> cpu_plan(const MeasurementSet& set) {
   conv.gemm_pointwise_below_batch =
       static_cast<int>(number("framework_conv_gemm_pointwise_below_batch"));
   conv.gemm_single_max_input = number("framework_conv_gemm_single_max_input");
-  FitOptions conv_cache = conv;
-  conv_cache.name = "direct, cache";
-  conv_cache.fit_cache = true;
   return {{"gemm", ModelForm::kGemmLike, threads},
-          {"conv", ModelForm::kGemmLike, conv, {conv_cache}},
+          {"conv", ModelForm::kGemmLike, conv},
           {"elementwise", ModelForm::kMemoryBound, cache},
           {"reduction", ModelForm::kMemoryBound, cache},
           {"data_movement", ModelForm::kMemoryBound, cache},
@@ -258,7 +257,12 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
   const double dispatch_s = framework.dispatch_s;
 
   const double bandwidth = dram_triad_bandwidth(set);
-  const std::string base_text = base_device_text(info, bandwidth, date);
+  const std::optional<FreshAllocation> allocation = fit_allocation(set);
+  if (allocation)
+    log << fmt::format(
+        "fresh allocations above {:.1f} MiB: their pages fault in at {:.3g} GB/s ({} sizes)\n",
+        allocation->above_bytes / (1024 * 1024), allocation->bytes_per_s / 1e9, allocation->sizes);
+  const std::string base_text = base_device_text(info, bandwidth, date, allocation);
   const hw::DeviceSpec base = [&] {
     const std::string tmp = with_suffix(result.device_path, ".base.tmp.yaml");
     write_file_atomically(tmp, base_text);
@@ -277,10 +281,15 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
     log << fmt::format(
         "{}: {} library rows kept in the CSV, not fitted ({}'s own rows of the class are)\n",
         op_class, rows, framework.framework);
-  result.calibration = calibrate_device(fitted, base, cpu_plan(fitted));
-  log << gemm_path_check(fitted, result.calibration.device);
-
+  // The raw measurements first: they stay valid when a fit fails, and can be fitted again
+  // with `calibrate --measurements`.
   write_file_atomically(result.csv_path, measurements_text(set));
+  try {
+    result.calibration = calibrate_device(fitted, base, cpu_plan(fitted));
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("{} (the measurements are in {})", e.what(), result.csv_path));
+  }
+  log << gemm_path_check(fitted, result.calibration.device);
   const std::string through =
       result.dispatch_measured
           ? fmt::format("; {} on {} thread(s), BLAS {} (the fitted classes' rows)",

@@ -35,7 +35,10 @@ constexpr MemoryBench kMemoryBenches[] = {{"elementwise_add", "elementwise", 1, 
                                           {"mem_copy", "data_movement", 0, 8},
                                           // graphs/optimizer.cpp, momentum: 4 FLOPs, reads
                                           // param, grad, buffer; writes param, buffer
-                                          {"optimizer_momentum", "optimizer", 4, 20}};
+                                          {"optimizer_momentum", "optimizer", 4, 20},
+                                          // fit_allocation's raw rows (no op class fitted)
+                                          {"alloc_fresh", "allocation", 0, 4},
+                                          {"alloc_reused", "allocation", 0, 4}};
 
 // Batch norm and max pooling on an n x c x h x w input, counted as graphs/ops/norm.cpp and
 // graphs/ops/pool.cpp count them (fp32): the training forward reads the input twice and
@@ -111,7 +114,7 @@ Measurement framework_measurement(const std::string& bench,
       throw UserError(fmt::format("framework kernel row: unknown bench '{}' (expected one of: {})",
                                   bench, join(known_benches())));
     m.op_class = found->op_class;
-    if (m.op_class == "data_movement") m.precision = "none";
+    if (m.op_class == "data_movement" || m.op_class == "allocation") m.precision = "none";
     const double n = m.shape_number("n");
     m.flops = found->flops_per_element * n;
     m.bytes = found->bytes_per_element * n + (bench == "reduce_sum" ? 4 : 0);
@@ -209,6 +212,43 @@ bool run_framework_kernels(const FrameworkKernelOptions& options, FrameworkKerne
     return false;
   }
   return true;
+}
+
+std::string allocation_yaml(const FreshAllocation& a) {
+  return fmt::format(
+      "{{above: {:.0f} B, bandwidth: {:.4g} GB/s, source: \"measured: writing into fresh "
+      "against reused tensors through the framework, {} sizes above the threshold\"}}",
+      a.above_bytes, a.bytes_per_s / 1e9, a.sizes);
+}
+
+std::optional<FreshAllocation> fit_allocation(const MeasurementSet& set) {
+  // Per size: the extra time of a fresh allocation over a reused one.
+  std::map<double, std::pair<double, double>> by_bytes;  // bytes -> (fresh, reused)
+  for (const auto& m : set.rows) {
+    if (m.bench == "alloc_fresh") by_bytes[m.bytes].first = m.time_s;
+    if (m.bench == "alloc_reused") by_bytes[m.bytes].second = m.time_s;
+  }
+  std::vector<std::pair<double, double>> extra;  // (bytes, extra seconds), ascending bytes
+  for (const auto& [bytes, t] : by_bytes)
+    if (t.first > 0 && t.second > 0) extra.push_back({bytes, std::max(0.0, t.first - t.second)});
+  if (extra.size() < 2) return std::nullopt;
+  // The sizes that pay: the largest ones whose extra time per byte is at least half the
+  // largest size's; the threshold is the largest size below them that does not.
+  const double top = extra.back().second / extra.back().first;
+  if (top <= 0) return std::nullopt;
+  std::size_t first = extra.size();
+  while (first > 0 && extra[first - 1].second / extra[first - 1].first >= 0.5 * top) --first;
+  if (first == 0) return std::nullopt;  // every size pays: no threshold seen in the sweep
+  FreshAllocation out;
+  out.above_bytes = extra[first - 1].first;
+  double bb = 0, be = 0;  // least squares through the origin: extra = bytes / rate
+  for (std::size_t i = first; i < extra.size(); ++i) {
+    bb += extra[i].first * extra[i].first;
+    be += extra[i].first * extra[i].second;
+    ++out.sizes;
+  }
+  out.bytes_per_s = bb / be;
+  return out;
 }
 
 }  // namespace amdahl::calibrate

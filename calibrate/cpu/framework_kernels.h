@@ -14,6 +14,7 @@
 // The rows carry `framework=<name version>` in their shape; a class that has such rows is
 // fitted from them alone (prefer_framework_rows in calibration.h).
 
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -34,6 +35,21 @@ struct FrameworkKernels {
   double dispatch_s = 0;                          // eager per-op cost (the `dispatch` row)
   std::vector<Measurement> rows;                  // every row, the dispatch row included
 };
+
+// What a fresh allocation costs (hw::AllocationSpec), from the alloc_fresh and alloc_reused
+// rows: the extra time of writing into a just-allocated tensor over a reused one, per size.
+// The sizes that pay are the largest ones whose extra time per byte is at least half the
+// largest size's; `above_bytes` is the largest size below them, and bytes_per_s the least
+// squares fit of extra = bytes / rate over them. nullopt without such rows, when no size
+// pays, or when every size does (no threshold inside the sweep).
+struct FreshAllocation {
+  double above_bytes = 0;
+  double bytes_per_s = 0;
+  int sizes = 0;  // sizes fitted
+};
+std::optional<FreshAllocation> fit_allocation(const MeasurementSet& set);
+// The device file's `allocation` value for it ("{above: ... B, bandwidth: ... GB/s, ...}").
+std::string allocation_yaml(const FreshAllocation& a);
 
 // The script's path in the source tree.
 std::string framework_kernels_script();

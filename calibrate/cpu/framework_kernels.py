@@ -229,6 +229,20 @@ def optimizer_steps(w, quick):
         elements *= step
 
 
+def allocations(w, quick):
+    """Writing n floats into a tensor just allocated (torch.empty(n).fill_) and into one
+    reused (a.fill_): large allocations come from the OS as fresh pages (glibc serves them
+    with mmap above its threshold, at most 32 MiB), which fault in on first write; the
+    difference is what such an allocation costs (calibrate/cpu/framework_kernels.h
+    fit_allocation)."""
+    sizes_mib = [4, 16, 31, 33, 64, 128] if quick else [4, 8, 16, 24, 31, 33, 48, 64, 128, 256]
+    for mib in sizes_mib:
+        elements = mib * 1024 * 1024 // 4
+        a = torch.empty(elements)
+        w.row("alloc_reused", dict(n=elements), lambda: a.fill_(1.0))
+        w.row("alloc_fresh", dict(n=elements), lambda: torch.empty(elements).fill_(1.0))
+
+
 def dispatch(w):
     """The eager per-op cost: one-element adds (Python binding, dispatcher, allocator)."""
     x = torch.ones(1)
@@ -267,6 +281,7 @@ def main():
     memory_kernels(w, args.quick)
     normalization_and_pooling(w, args.quick)
     optimizer_steps(w, args.quick)
+    allocations(w, args.quick)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ struct WindowGeometry {
     op.conv_batch = n;
     op.conv_groups = groups;
     op.conv_input_elements = static_cast<double>(n * c * h * w);
+    op.conv_output_elements = static_cast<double>(n * k * p * q);
   }
 };
 

@@ -38,8 +38,9 @@ if(NOT produced STREQUAL shipped)
                       "(${WORK}/p100.yaml)")
 endif()
 
-# A CPU's measurements refit through --measurements with the CPU plan (thread scaling, cache
-# term), chosen by the base device's kind: the shipped example's CSV and device.
+# A CPU's measurements refit through --measurements with the CPU plan (framework rows first,
+# the framework's im2col + GEMM thresholds, cache term, fresh allocations), chosen by the base
+# device's kind: the shipped example's CSV and device.
 execute_process(
   COMMAND ${AMDAHL} calibrate --measurements ${SOURCE}/calibrate/examples/cpu-example.csv
           --base ${SOURCE}/calibrate/examples/cpu-example.device.yaml --out ${WORK}/cpu-refit.yaml
@@ -48,9 +49,14 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "elementwise +[0-9]+ +[0-9]+ +- +[0-9.]+ +[
    OR NOT EXISTS ${WORK}/cpu-refit.yaml)
   message(FATAL_ERROR "calibrate --measurements with a CPU base (${rc}): ${out} ${err}")
 endif()
+if(NOT out MATCHES "gemm: [0-9]+ library rows not fitted")
+  message(FATAL_ERROR "the CPU refit did not prefer the framework's GEMM rows: ${out}")
+endif()
 file(READ ${WORK}/cpu-refit.yaml refit)
-if(NOT refit MATCHES "thread_scaling: " OR NOT refit MATCHES "cache_boost: ")
-  message(FATAL_ERROR "the CPU refit lacks thread scaling or the cache term: ${refit}")
+if(NOT refit MATCHES "gemm_pointwise_below_batch: 16" OR NOT refit MATCHES "cache_boost: "
+   OR NOT refit MATCHES "allocation: {above: [0-9]+ B, bandwidth: [0-9.]+ GB/s")
+  message(FATAL_ERROR "the CPU refit lacks the im2col + GEMM rule, the cache term or the "
+                      "fresh-allocation cost: ${refit}")
 endif()
 
 # amdahl-cudabench's copy and launch rows (a synthetic file with exact curves, see its header):

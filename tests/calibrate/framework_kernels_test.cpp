@@ -144,9 +144,9 @@ TEST_CASE("the CPU plan takes the framework's im2col + GEMM thresholds", "[calib
   const ClassPlan conv = find(cpu_plan(set), "conv");
   CHECK(conv.options.gemm_pointwise_below_batch == 16);
   CHECK(conv.options.gemm_single_max_input == 20480);
-  REQUIRE(conv.alternatives.size() == 1);
-  CHECK(conv.alternatives[0].fit_cache);
-  CHECK(conv.alternatives[0].gemm_pointwise_below_batch == 16);
+  CHECK(conv.alternatives.empty());
+  CHECK(conv.options.fit_strided_work);
+  CHECK_FALSE(conv.options.fit_cache);
   CHECK(find(cpu_plan(set), "pooling").form == ModelForm::kGemmLike);
 }
 
@@ -170,4 +170,35 @@ TEST_CASE("framework_kernels.py runs through the installed framework", "[calibra
   options.python = "/no/such/python";
   CHECK_FALSE(run_framework_kernels(options, k, why_not));
   CHECK(why_not == "/no/such/python not found");
+}
+
+TEST_CASE("a fresh allocation's cost: the threshold and the page-fault rate", "[calibrate][cpu]") {
+  // Reused writes at 10 GB/s; fresh ones also pay 1 byte per 0.5 ns (2 GB/s) above 32 MiB,
+  // and a little (5%) below it.
+  MeasurementSet set;
+  for (double mib : {4, 16, 31, 33, 64, 128}) {
+    const double bytes = mib * 1024 * 1024;
+    const auto elements = std::to_string(static_cast<long long>(bytes / 4));
+    const double reused = bytes / 10e9;
+    const double fresh = reused + (mib > 32 ? bytes / 2e9 : 0.05 * reused);
+    set.rows.push_back(framework_measurement("alloc_reused", {{"n", elements}}, reused, 5));
+    set.rows.push_back(framework_measurement("alloc_fresh", {{"n", elements}}, fresh, 5));
+  }
+  CHECK(set.rows[0].op_class == "allocation");
+  CHECK(set.rows[0].bytes == 4 * 1024 * 1024);
+  const auto a = fit_allocation(set);
+  REQUIRE(a);
+  CHECK(a->above_bytes == 31.0 * 1024 * 1024);
+  CHECK(a->bytes_per_s == Approx(2e9).epsilon(1e-9));
+  CHECK(a->sizes == 3);
+  // No fresh rows, or no size that pays: no allocation cost.
+  CHECK_FALSE(fit_allocation(MeasurementSet{}));
+  MeasurementSet cheap;
+  for (const auto& m : set.rows)
+    if (m.bench == "alloc_reused") {
+      cheap.rows.push_back(m);
+      cheap.rows.push_back(m);
+      cheap.rows.back().bench = "alloc_fresh";
+    }
+  CHECK_FALSE(fit_allocation(cheap));
 }

@@ -131,3 +131,30 @@ TEST_CASE("a profile that fails validation is never written", "[calibrate][write
   for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
     CHECK(e.path().filename().string().find(".amdahl_writer_keep.tmp") == std::string::npos);
 }
+
+TEST_CASE("files written together: one that fails validation leaves every target as it was",
+          "[calibrate][writer]") {
+  const auto dir = fs::temp_directory_path();
+  const auto device = (dir / "amdahl_writer_pair_device.yaml").string();
+  const auto link = (dir / "amdahl_writer_pair_link.yaml").string();
+  std::ofstream(device) << "old device\n";
+  std::ofstream(link) << "old link\n";
+  const auto first_line = [](const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+  };
+  const auto accept = [](const std::string&) {};
+  const auto reject = [](const std::string&) { throw UserError("link: bad"); };
+  CHECK_THROWS_WITH(
+      write_files_atomically({{device, "new device\n", accept}, {link, "new link\n", reject}}),
+      "link: bad");
+  CHECK(first_line(device) == "old device");  // validated first, never renamed
+  CHECK(first_line(link) == "old link");
+  for (const auto& e : fs::directory_iterator(dir))
+    CHECK(e.path().filename().string().find(".amdahl_writer_pair_") == std::string::npos);
+  write_files_atomically({{device, "new device\n", accept}, {link, "new link\n", accept}});
+  CHECK(first_line(device) == "new device");
+  CHECK(first_line(link) == "new link");
+}

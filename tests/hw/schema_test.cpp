@@ -172,6 +172,8 @@ TEST_CASE("CPU framework entries: the im2col + GEMM thresholds and per-phase ent
   CHECK(d.efficiency.at("conv").gemm_single_max_input == 20480);
   CHECK(d.efficiency.at("normalization_bwd_data").memory == 0.9);
   CHECK(d.efficiency.at("pooling_bwd_data").memory == 0.7);
+  CHECK(d.allocation.above_bytes == 32.0 * 1024 * 1024);
+  CHECK(d.allocation.bytes_per_s == 2e9);
   CHECK_THAT(device_error("bad_gemm_path.yaml"),
              Contains("bad_gemm_path.yaml:14:52: efficiency.conv.gemm_pointwise_below_batch: "
                       "must not be negative (got '-1')"));

@@ -84,3 +84,52 @@ TEST_CASE("a convolution the framework runs as GEMM is costed with the gemm entr
   CHECK(g.conv_kernel == 0);
   CHECK(g.conv_batch == 0);
 }
+
+TEST_CASE("a fresh output above the allocation threshold pays its page faults",
+          "[model][roofline]") {
+  hw::DeviceSpec d = model::test::round_device();  // 100 GB/s
+  d.kind = hw::DeviceKind::kCpu;
+  d.allocation = {32.0 * 1024 * 1024, 2e9};
+  const model::Roofline roofline(d);
+  graphs::Operator add;
+  add.op_class = graphs::OpClass::kElementwise;
+  add.bytes_read = 128e6;
+  add.bytes_written = 64e6;  // above 32 MiB
+  const model::OpCost c = roofline.estimate(add);
+  CHECK(c.allocation_s == Approx(64e6 / 2e9).epsilon(kTight));
+  CHECK(c.time_s == Approx(192e6 / 100e9 + 64e6 / 2e9).epsilon(kTight));
+  CHECK(c.bound == model::Bound::kMemory);
+  add.bytes_written = 32.0 * 1024 * 1024;  // at the threshold: served from the heap
+  CHECK(roofline.estimate(add).allocation_s == 0);
+  graphs::Operator update = add;  // optimizer updates write in place
+  update.op_class = graphs::OpClass::kOptimizer;
+  update.bytes_written = 64e6;
+  CHECK(roofline.estimate(update).allocation_s == 0);
+}
+
+TEST_CASE("a library convolution on a CPU framework also allocates its layout buffers",
+          "[model][roofline]") {
+  hw::DeviceSpec d = model::test::round_device();
+  d.kind = hw::DeviceKind::kCpu;
+  d.allocation = {32.0 * 1024 * 1024, 2e9};
+  d.efficiency["conv"] = pytorch_rule();
+  d.efficiency["gemm"] = hw::ClassEfficiency{0.01, 1.0};
+  const model::Roofline roofline(d);
+  // MobileNet-v2's 1x1 24 -> 144 at 56x56, batch 32: X 9.6 MB (heap), Y 57.8 MB (fresh).
+  graphs::Operator op = conv(32, 24, 56, 144, 1);
+  op.conv_output_elements = 32.0 * 144 * 56 * 56;
+  op.bytes_written = 4 * op.conv_output_elements;
+  const double x = 4 * op.conv_input_elements, y = 4 * op.conv_output_elements;
+  REQUIRE(x < 32.0 * 1024 * 1024);
+  CHECK(roofline.estimate(op).allocation_s == Approx(2 * y / 2e9).epsilon(kTight));
+  op.phase = graphs::Phase::kBackwardData;  // reads dY (fresh copy), writes dX (heap)
+  CHECK(roofline.estimate(op).allocation_s == Approx(y / 2e9).epsilon(kTight));
+  op.phase = graphs::Phase::kBackwardWeight;  // reads X and dY, writes a small dW
+  op.bytes_written = 4.0 * 144 * 24;
+  CHECK(roofline.estimate(op).allocation_s == Approx(y / 2e9).epsilon(kTight));
+  // Run as im2col + GEMM (batch 8): only the framework's own output tensor.
+  graphs::Operator slow = conv(8, 24, 128, 144, 1);
+  slow.conv_output_elements = 8.0 * 144 * 128 * 128;
+  slow.bytes_written = 4 * slow.conv_output_elements;
+  CHECK(roofline.estimate(slow).allocation_s == Approx(slow.bytes_written / 2e9).epsilon(kTight));
+}
