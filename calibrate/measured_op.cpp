@@ -112,7 +112,7 @@ graphs::Operator to_operator(const Measurement& m) {
   op.kind = m.bench;
   op.flops = m.flops;
   op.bytes_read = m.bytes;
-  if (m.bench == "gemm")
+  if (m.bench == "gemm" || m.bench.starts_with("gemm_"))
     op.gemm = {integer(m, "m"), integer(m, "n"), integer(m, "k"), integer_or(m, "batch", 1)};
   else if (m.bench.starts_with("conv_")) {
     op.gemm = conv_dims(m);

@@ -4,7 +4,8 @@
 //
 // FLOPs and bytes come from the measurement row (each bench writes them by the formulas in
 // measurement_format.md); the GEMM dims come from the shape and follow the lowering rules:
-//   gemm                m, n, k (batch: `batch`, default 1)
+//   gemm                m, n, k (batch: `batch`, default 1); gemm_bwd_data and
+//                       gemm_bwd_filter (a linear layer's gradient GEMMs) the same
 //   conv_fwd            m = N*P*Q, n = K, k = C*R*S            (graphs/ops/conv.cpp)
 //   conv_bwd_data       m = N*H*W, n = C, k = K*R*S
 //   conv_bwd_filter     m = K,     n = C*R*S, k = N*P*Q

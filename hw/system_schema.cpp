@@ -12,8 +12,9 @@ const std::vector<std::string>& efficiency_class_names() {
         "gemm", "conv", "rnn", "attention", "elementwise", "normalization", "reduction", "softmax",
         "embedding", "pooling", "data_movement", "optimizer", "transfer", "host", "default",
         "conv_bwd_data", "conv_bwd_filter",
-        // CPU frameworks: batch norm's and max pooling's backward differ from their forward
-        "normalization_bwd_data", "pooling_bwd_data"};
+        // CPU frameworks: the gradient GEMMs of linear layers, batch norm's and max pooling's
+        // backward differ from their forward
+        "gemm_bwd_data", "gemm_bwd_filter", "normalization_bwd_data", "pooling_bwd_data"};
     for (const char* key : {"gemm", "conv", "conv_bwd_data", "conv_bwd_filter", "rnn", "attention"})
       for (Precision precision : tensor_core_precisions())
         names.push_back(std::string(key) + precision_suffix(precision));

@@ -73,7 +73,8 @@ bool activation_bench(Measurement& m) {
 
 std::vector<std::string> known_benches() {
   std::vector<std::string> out{
-      "dispatch",        "gemm",          "conv_fwd",           "conv_bwd_data",
+      "dispatch",        "gemm",          "gemm_bwd_data",      "gemm_bwd_filter",
+      "conv_fwd",        "conv_bwd_data",
       "conv_bwd_filter", "batchnorm_fwd", "batchnorm_bwd_data", "maxpool_fwd",
       "maxpool_bwd_data"};
   for (const auto& b : kMemoryBenches) out.emplace_back(b.bench);
@@ -96,7 +97,7 @@ Measurement framework_measurement(const std::string& bench,
   if (bench == "dispatch") {
     m.op_class = "dispatch";
     m.precision = "none";
-  } else if (bench == "gemm") {
+  } else if (bench == "gemm" || bench == "gemm_bwd_data" || bench == "gemm_bwd_filter") {
     m.op_class = "gemm";
     const double r = m.shape_number("m"), c = m.shape_number("n"), k = m.shape_number("k");
     m.flops = 2 * r * c * k;

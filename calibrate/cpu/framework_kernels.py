@@ -68,9 +68,9 @@ def linear_gemms(w, quick):
         grid += [(1, 9216, 4096), (4, 9216, 4096)]
     for b, i, o in grid:
             x, wt, dy = torch.randn(b, i), torch.randn(o, i), torch.randn(b, o)
-            w.row("gemm", dict(m=b, n=o, k=i, op="linear_fwd"), lambda: F.linear(x, wt))
-            w.row("gemm", dict(m=b, n=i, k=o, op="linear_bwd_data"), lambda: dy.mm(wt))
-            w.row("gemm", dict(m=o, n=i, k=b, op="linear_bwd_filter"), lambda: dy.t().mm(x))
+            w.row("gemm", dict(m=b, n=o, k=i), lambda: F.linear(x, wt))
+            w.row("gemm_bwd_data", dict(m=b, n=i, k=o), lambda: dy.mm(wt))
+            w.row("gemm_bwd_filter", dict(m=o, n=i, k=b), lambda: dy.t().mm(x))
 
 
 def conv_backend(x, wt, stride, pad, groups):

@@ -26,7 +26,7 @@ const char* kOutput =
     "# framework_conv_gemm_single_max_input: 20480\n"
     "bench,shape,time_s,reps\n"
     "dispatch,op=add_1_element;framework=pytorch 9.9,4e-06,20\n"
-    "gemm,m=8;n=1000;k=4096;op=linear_fwd;framework=pytorch 9.9,0.02,5\n"
+    "gemm,m=8;n=1000;k=4096;framework=pytorch 9.9,0.02,5\n"
     "conv_fwd,n=8;c=96;h=56;w=56;k=96;r=3;s=3;pad=1;stride=1;groups=96;backend=Mkldnn;"
     "framework=pytorch 9.9,0.004,5\n"
     "conv_bwd_data,n=8;c=64;h=56;w=56;k=256;r=1;s=1;pad=0;stride=1;groups=1;backend=Slow2d;"
@@ -36,7 +36,8 @@ const char* kOutput =
     "maxpool_fwd,n=8;c=64;h=112;w=112;r=3;s=3;stride=2;pad=1;framework=pytorch 9.9,0.07,5\n"
     "maxpool_bwd_data,n=8;c=64;h=112;w=112;r=3;s=3;stride=2;pad=1;framework=pytorch 9.9,0.008,5\n"
     "elementwise_add,n=1024;framework=pytorch 9.9,3e-06,5\n"
-    "optimizer_momentum,n=1024;framework=pytorch 9.9,3e-05,5\n";
+    "optimizer_momentum,n=1024;framework=pytorch 9.9,3e-05,5\n"
+    "gemm_bwd_filter,m=1000;n=4096;k=8;framework=pytorch 9.9,0.02,5\n";
 
 std::string error_of(const std::string& text) {
   try {
@@ -65,7 +66,7 @@ TEST_CASE("framework kernel rows carry the op graph's FLOPs and bytes", "[calibr
   CHECK(k.framework == "pytorch 9.9");
   CHECK(k.provenance.at("framework_threads") == "1");
   CHECK(k.dispatch_s == 4e-6);
-  REQUIRE(k.rows.size() == 10);
+  REQUIRE(k.rows.size() == 11);
   const auto& gemm = k.rows[1];
   CHECK(gemm.op_class == "gemm");
   CHECK(gemm.flops == 2.0 * 8 * 1000 * 4096);
@@ -101,6 +102,12 @@ TEST_CASE("framework kernel rows carry the op graph's FLOPs and bytes", "[calibr
   CHECK(k.rows[9].op_class == "optimizer");
   CHECK(k.rows[9].flops == 4 * 1024);
   CHECK(k.rows[9].bytes == 20 * 1024);
+  // A linear layer's weight gradient dY^T X: its own phase (the gemm_bwd_filter entry).
+  CHECK(k.rows[10].op_class == "gemm");
+  CHECK(k.rows[10].flops == 2.0 * 1000 * 4096 * 8);
+  const graphs::Operator dw = to_operator(k.rows[10]);
+  CHECK(dw.phase == graphs::Phase::kBackwardWeight);
+  CHECK(dw.gemm.k == 8);
 }
 
 TEST_CASE("malformed framework kernel output is a located error", "[calibrate][cpu]") {
