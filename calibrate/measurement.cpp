@@ -15,15 +15,6 @@ namespace {
 const std::vector<std::string> kColumns{"bench", "op_class", "precision", "shape",
                                         "flops", "bytes",    "time_s",    "reps"};
 
-std::vector<std::string> split(const std::string& line, char sep) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, sep)) out.push_back(cell);
-  if (!line.empty() && line.back() == sep) out.emplace_back();
-  return out;
-}
-
 double number(const std::string& text, const std::string& where, const std::string& column) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
@@ -52,6 +43,26 @@ std::string format_shape(const std::map<std::string, std::string>& shape) {
   return out;
 }
 
+std::vector<std::string> split_fields(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, sep)) out.push_back(cell);
+  if (!line.empty() && line.back() == sep) out.emplace_back();
+  return out;
+}
+
+std::map<std::string, std::string> parse_shape(const std::string& cell, const std::string& where) {
+  std::map<std::string, std::string> shape;
+  for (const auto& kv : split_fields(cell, ';')) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos)
+      throw UserError(fmt::format("{}: shape entry '{}' is not key=value", where, kv));
+    shape[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return shape;
+}
+
 MeasurementSet read_measurements(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw UserError(fmt::format("{}: cannot open measurement file", path));
@@ -78,7 +89,7 @@ MeasurementSet read_measurements(const std::string& path) {
       }
       continue;
     }
-    const auto cells = split(line, ',');
+    const auto cells = split_fields(line, ',');
     const std::string where = fmt::format("{}:{}", path, line_no);
     if (index.empty()) {
       for (const auto& col : kColumns) {
@@ -103,12 +114,7 @@ MeasurementSet read_measurements(const std::string& path) {
     m.bench = cell(0);
     m.op_class = cell(1);
     m.precision = cell(2);
-    for (const auto& kv : split(cell(3), ';')) {
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos)
-        throw UserError(fmt::format("{}: shape entry '{}' is not key=value", where, kv));
-      m.shape[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
+    m.shape = parse_shape(cell(3), where);
     m.flops = number(cell(4), where, "flops");
     m.bytes = number(cell(5), where, "bytes");
     m.time_s = number(cell(6), where, "time_s");

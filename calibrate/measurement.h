@@ -35,5 +35,10 @@ void write_measurements(const MeasurementSet& set, const std::string& path);
 std::string measurements_text(const MeasurementSet& set);
 
 std::string format_shape(const std::map<std::string, std::string>& shape);
+// `line` cut at every `sep` (a trailing `sep` gives a last, empty field).
+std::vector<std::string> split_fields(const std::string& line, char sep);
+// A shape cell ("m=1024;n=512") as its key=value pairs; UserError "`where`: shape entry ...
+// is not key=value" otherwise.
+std::map<std::string, std::string> parse_shape(const std::string& cell, const std::string& where);
 
 }  // namespace amdahl::calibrate

@@ -13,14 +13,6 @@
 namespace amdahl::calibrate {
 namespace {
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(text);
-  while (std::getline(in, cell, sep)) out.push_back(cell);
-  return out;
-}
-
 // The memory-bound benches: op class, FLOPs and bytes per element (fp32) of n elements, as
 // cpu_benchmarks.cpp counts its OpenMP loops.
 struct MemoryBench {
@@ -73,10 +65,9 @@ bool activation_bench(Measurement& m) {
 
 std::vector<std::string> known_benches() {
   std::vector<std::string> out{
-      "dispatch",        "gemm",          "gemm_bwd_data",      "gemm_bwd_filter",
-      "conv_fwd",        "conv_bwd_data",
-      "conv_bwd_filter", "batchnorm_fwd", "batchnorm_bwd_data", "maxpool_fwd",
-      "maxpool_bwd_data"};
+      "dispatch",           "gemm",          "gemm_bwd_data",   "gemm_bwd_filter",
+      "conv_fwd",           "conv_bwd_data", "conv_bwd_filter", "batchnorm_fwd",
+      "batchnorm_bwd_data", "maxpool_fwd",   "maxpool_bwd_data"};
   for (const auto& b : kMemoryBenches) out.emplace_back(b.bench);
   return out;
 }
@@ -127,7 +118,7 @@ FrameworkKernels parse_framework_output(const std::string& text) {
   FrameworkKernels out;
   bool header = false;
   int line_no = 0;
-  for (const std::string& raw : split(text, '\n')) {
+  for (const std::string& raw : split_fields(text, '\n')) {
     ++line_no;
     const std::string line = raw.ends_with('\r') ? raw.substr(0, raw.size() - 1) : raw;
     const std::string where = fmt::format("framework kernels output line {}", line_no);
@@ -145,17 +136,11 @@ FrameworkKernels parse_framework_output(const std::string& text) {
       header = true;
       continue;
     }
-    const auto cells = split(line, ',');
+    const auto cells = split_fields(line, ',');
     if (cells.size() != 4)
       throw UserError(
           fmt::format("{}: expected 4 cells bench,shape,time_s,reps (got '{}')", where, line));
-    std::map<std::string, std::string> shape;
-    for (const auto& kv : split(cells[1], ';')) {
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos)
-        throw UserError(fmt::format("{}: shape entry '{}' is not key=value", where, kv));
-      shape[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
+    std::map<std::string, std::string> shape = parse_shape(cells[1], where);
     char* end = nullptr;
     const double time_s = std::strtod(cells[2].c_str(), &end);
     if (cells[2].empty() || *end != '\0' || !(time_s > 0))
