@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -202,7 +201,8 @@ std::vector<ClassPlan> cpu_plan(const MeasurementSet& set) {
           {"data_movement", ModelForm::kMemoryBound, cache},
           // framework_kernels.py only: batch norm, max pooling (forward and data gradient
           // each; PyTorch 1.13's max-pool forward runs scalar comparisons at a fraction of a
-          // GFLOP/s, so it is fitted with a compute term) and SGD-momentum steps
+          // GFLOP/s, so it is fitted with a compute term) and the per-parameter update of a
+          // training step (zero_grad, gradient accumulation, SGD-momentum step)
           {"normalization", ModelForm::kMemoryBound, cache},
           {"normalization_bwd_data", ModelForm::kMemoryBound, cache},
           {"pooling", ModelForm::kGemmLike, {}},
