@@ -22,13 +22,12 @@ UserError not_a_convolution(const std::string& bench) {
                                "conv_fwd, conv_bwd_data, conv_bwd_filter"));
 }
 
-graphs::GemmDims conv_dims(const Measurement& m) {
-  const ConvShape g = conv_shape(m);
+graphs::GemmDims conv_dims(const std::string& bench, const ConvShape& g) {
   const std::int64_t p = g.p(), q = g.q(), c = g.c / g.groups, k = g.k / g.groups;
-  if (m.bench == "conv_fwd") return {g.n * p * q, k, c * g.r * g.s, g.groups};
-  if (m.bench == "conv_bwd_data") return {g.n * g.h * g.w, c, k * g.r * g.s, g.groups};
-  if (m.bench == "conv_bwd_filter") return {k, c * g.r * g.s, g.n * p * q, g.groups};
-  throw not_a_convolution(m.bench);
+  if (bench == "conv_fwd") return {g.n * p * q, k, c * g.r * g.s, g.groups};
+  if (bench == "conv_bwd_data") return {g.n * g.h * g.w, c, k * g.r * g.s, g.groups};
+  if (bench == "conv_bwd_filter") return {k, c * g.r * g.s, g.n * p * q, g.groups};
+  throw not_a_convolution(bench);
 }
 
 graphs::GemmDims rnn_dims(const Measurement& m) {
@@ -115,12 +114,11 @@ graphs::Operator to_operator(const Measurement& m) {
   if (m.bench == "gemm" || m.bench.starts_with("gemm_"))
     op.gemm = {integer(m, "m"), integer(m, "n"), integer(m, "k"), integer_or(m, "batch", 1)};
   else if (m.bench.starts_with("conv_")) {
-    op.gemm = conv_dims(m);
-    // As graphs/ops/conv.cpp describes a convolution (Operator::conv_kernel, conv_stride).
-    const std::int64_t r = integer(m, "r"), s = integer(m, "s");
-    op.conv_kernel = r == s ? static_cast<int>(r) : 0;
-    op.conv_stride = static_cast<int>(integer(m, "stride"));
     const ConvShape g = conv_shape(m);
+    op.gemm = conv_dims(m.bench, g);
+    // As graphs/ops/conv.cpp describes a convolution (Operator::conv_kernel, conv_stride, ...).
+    op.conv_kernel = g.r == g.s ? static_cast<int>(g.r) : 0;
+    op.conv_stride = static_cast<int>(g.stride);
     op.conv_batch = g.n;
     op.conv_groups = g.groups;
     op.conv_input_elements = static_cast<double>(g.n * g.c * g.h * g.w);
