@@ -373,6 +373,7 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
     start.narrow_max = options.narrow_max;
     start.gemm_pointwise_below_batch = options.gemm_pointwise_below_batch;
     start.gemm_single_max_input = options.gemm_single_max_input;
+    start.memory_in_series = options.memory_in_series;
   }
   problem.fixed = start;
   problem.start.resize(static_cast<Eigen::Index>(problem.params.size()));

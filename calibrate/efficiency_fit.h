@@ -74,6 +74,8 @@ struct FitOptions {
   bool data_grad_as_forward = false;
   // Fit split_k, the efficiency fraction of split-K kernels (model/efficiency.h).
   bool fit_split_k = false;
+  // The entry's memory time in series with its compute (hw::ClassEfficiency; not fitted).
+  bool memory_in_series = false;
   // GEMMs with min(m, n) <= narrow_max get the narrow kernel's own fraction, narrow_compute
   // (fitted when some training sample is that narrow; 0: no narrow kernel).
   int narrow_max = 0;

@@ -86,6 +86,10 @@ struct ClassEfficiency {
   // batch-1 ones with square kernels of at most 3 whose input has at most gemm_single_max_input
   // elements. Measured by asking the framework which backend it picks (0: off).
   int gemm_pointwise_below_batch = 0;
+  // The op's memory traffic runs before and after its compute instead of overlapping it (time
+  // = compute + memory, not the larger): a library that converts the framework's layout into
+  // its own and back on every call (oneDNN under PyTorch on a CPU).
+  bool memory_in_series = false;
   double gemm_single_max_input = 0;
 };
 

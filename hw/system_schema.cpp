@@ -100,6 +100,10 @@ std::vector<Field> efficiency_fields() {
                    "the faster of split and unsplit is taken (0: off)")
           .within(0, 1)
           .def("0"),
+      bool_field("memory_in_series",
+                 "the op's memory time adds to its compute time instead of overlapping it "
+                 "(layout conversions around a library kernel)")
+          .def("false"),
       int_field("gemm_pointwise_below_batch",
                 "conv on a CPU framework: 1x1 stride-1 convolutions with batch below this run as "
                 "im2col + GEMM, costed with the gemm entry (0: off)")

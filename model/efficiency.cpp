@@ -175,6 +175,19 @@ bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv) {
 graphs::Operator as_gemm_op(const graphs::Operator& op) {
   graphs::Operator g = op;
   g.op_class = graphs::OpClass::kGemm;
+  switch (op.phase) {  // efficiency.h: the linear-layer phase of the same BLAS transposition
+    case graphs::Phase::kForward:
+      g.phase = graphs::Phase::kBackwardData;  // NN
+      break;
+    case graphs::Phase::kBackwardData:
+      g.phase = graphs::Phase::kBackwardWeight;  // NT
+      break;
+    case graphs::Phase::kBackwardWeight:
+      g.phase = graphs::Phase::kForward;  // TN
+      break;
+    default:
+      break;
+  }
   g.conv_kernel = 0;
   g.conv_stride = 0;
   g.conv_batch = 0;

@@ -55,7 +55,14 @@
 // (the backward follows the forward's backend). PyTorch 1.13 on one thread does this for 1x1
 // stride-1 convolutions below batch 16 and for batch-1 convolutions of at most 20480 input
 // elements with kernels of at most 3x3 (aten/src/ATen/native/Convolution.cpp, use_mkldnn);
-// `calibrate --target cpu` asks the framework for both thresholds.
+// `calibrate --target cpu` asks the framework for both thresholds. The GEMM's entry is the one
+// of the linear-layer GEMM with the same BLAS transposition, because a reference BLAS runs each
+// transposition as another loop nest at another rate (Debian's, here: NN and NT about 4.4
+// GFLOP/s, TN, a dot-product loop, about 2.8): im2col + GEMM calls NN for the forward, NT for
+// the data gradient and TN for the filter gradient (aten/src/ATen/native/ConvolutionMM2d.cpp),
+// a linear layer TN for its forward (x W^T), NN for dY W and NT for dY^T X, so a forward
+// convolution is costed with `gemm_bwd_data`, a data gradient with `gemm_bwd_filter` and a
+// filter gradient with `gemm` (as_gemm_op sets the phase that selects them).
 // Memory-bound ops: bandwidth fraction = memory * bytes / (bytes + half_bytes), i.e. the
 // time is half_bytes / (memory x bandwidth) of fixed latency plus bytes over the
 // asymptotic bandwidth (the latency-plus-bandwidth curve of a streaming kernel). Caches
@@ -138,7 +145,8 @@ graphs::Operator forward_op(const graphs::Operator& op);
 
 // Whether a framework runs this convolution as im2col + GEMM, by the rule in `conv` (above).
 bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv);
-// That GEMM: the op as class gemm with its GEMM dims and no convolution geometry.
+// That GEMM: the op as class gemm with its GEMM dims and no convolution geometry, in the phase
+// whose linear-layer GEMM has the same transposition (above).
 graphs::Operator as_gemm_op(const graphs::Operator& op);
 
 // Per-phase entries: a backward-data op looks up "<class>_bwd_data" and a backward-weight op

@@ -151,7 +151,8 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
   // Fresh allocations' page faults come before the op can write them, in series with its work.
   const hw::AllocationSpec& a = device_->allocation;
   if (a.bytes_per_s > 0) c.allocation_s = fresh_bytes(op, a.above_bytes) / a.bytes_per_s;
-  const double work = std::max(c.compute_s, c.memory_s);
+  const double work =
+      e.memory_in_series ? c.compute_s + c.memory_s : std::max(c.compute_s, c.memory_s);
   c.time_s = work + c.allocation_s + c.latency_s;
   if (c.latency_s > work + c.allocation_s)
     c.bound = Bound::kLatency;

@@ -190,12 +190,16 @@ std::vector<ClassPlan> cpu_plan(const MeasurementSet& set) {
   conv.gemm_pointwise_below_batch =
       static_cast<int>(number("framework_conv_gemm_pointwise_below_batch"));
   conv.gemm_single_max_input = number("framework_conv_gemm_single_max_input");
+  conv.name = "overlapped";
+  FitOptions conv_series = conv;
+  conv_series.name = "in series";
+  conv_series.memory_in_series = true;
   // A linear layer's three GEMMs (x W^T, dY W, dY^T X) reach different rates through a
   // reference BLAS (its loops differ by transposition): one entry per phase.
   return {{"gemm", ModelForm::kGemmLike, threads},
           {"gemm_bwd_data", ModelForm::kGemmLike, threads},
           {"gemm_bwd_filter", ModelForm::kGemmLike, threads},
-          {"conv", ModelForm::kGemmLike, conv},
+          {"conv", ModelForm::kGemmLike, conv, {conv_series}},
           {"elementwise", ModelForm::kMemoryBound, cache},
           {"reduction", ModelForm::kMemoryBound, cache},
           {"data_movement", ModelForm::kMemoryBound, cache},

@@ -151,9 +151,14 @@ TEST_CASE("the CPU plan takes the framework's im2col + GEMM thresholds", "[calib
   const ClassPlan conv = find(cpu_plan(set), "conv");
   CHECK(conv.options.gemm_pointwise_below_batch == 16);
   CHECK(conv.options.gemm_single_max_input == 20480);
-  CHECK(conv.alternatives.empty());
   CHECK(conv.options.fit_strided_work);
   CHECK_FALSE(conv.options.fit_cache);
+  CHECK_FALSE(conv.options.memory_in_series);
+  // The second structure: oneDNN's layout conversions in series with its kernel.
+  REQUIRE(conv.alternatives.size() == 1);
+  CHECK(conv.alternatives[0].memory_in_series);
+  CHECK(conv.alternatives[0].gemm_pointwise_below_batch == 16);
+  CHECK_FALSE(conv.alternatives[0].fit_cache);
   CHECK(find(cpu_plan(set), "pooling").form == ModelForm::kGemmLike);
 }
 

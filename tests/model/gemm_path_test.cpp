@@ -85,6 +85,29 @@ TEST_CASE("a convolution the framework runs as GEMM is costed with the gemm entr
   CHECK(g.conv_batch == 0);
 }
 
+TEST_CASE("each im2col + GEMM direction is costed with the linear GEMM of its transposition",
+          "[model][roofline]") {
+  // ConvolutionMM2d.cpp calls the BLAS NN (forward), NT (data gradient), TN (filter gradient);
+  // a linear layer's forward is TN, its data gradient NN, its filter gradient NT.
+  hw::DeviceSpec d = model::test::round_device();  // 1 TFLOP/s
+  d.kind = hw::DeviceKind::kCpu;
+  d.efficiency["gemm"] = hw::ClassEfficiency{0.001, 1.0};             // TN
+  d.efficiency["gemm_bwd_data"] = hw::ClassEfficiency{0.004, 1.0};    // NN
+  d.efficiency["gemm_bwd_filter"] = hw::ClassEfficiency{0.002, 1.0};  // NT
+  d.efficiency["conv"] = pytorch_rule();
+  const model::Roofline roofline(d);
+  graphs::Operator op = conv(8, 64, 56, 256, 1);
+  const auto rate = [&](graphs::Phase phase) {
+    op.phase = phase;
+    return op.flops / roofline.estimate(op).time_s;
+  };
+  CHECK(rate(graphs::Phase::kForward) == Approx(4e9).epsilon(kTight));
+  CHECK(rate(graphs::Phase::kBackwardData) == Approx(2e9).epsilon(kTight));
+  CHECK(rate(graphs::Phase::kBackwardWeight) == Approx(1e9).epsilon(kTight));
+  op.phase = graphs::Phase::kBackwardWeight;
+  CHECK(model::as_gemm_op(op).phase == graphs::Phase::kForward);
+}
+
 TEST_CASE("a fresh output above the allocation threshold pays its page faults",
           "[model][roofline]") {
   hw::DeviceSpec d = model::test::round_device();  // 100 GB/s

@@ -32,6 +32,19 @@ TEST_CASE("roofline: compute-bound time is FLOPs / (peak x efficiency) + latency
   CHECK(c.bound == Bound::kCompute);
 }
 
+TEST_CASE("roofline: memory in series with compute adds the two times", "[model][roofline]") {
+  hw::DeviceSpec d = test::round_device();
+  d.launch_latency_s = 5e-6;
+  d.efficiency["default"] = hw::ClassEfficiency{0.5, 0.8};
+  d.efficiency["default"].memory_in_series = true;
+  // 2 ms of compute, then 100 MB at 80 GB/s (1.25 ms): one after the other, not the larger.
+  const OpCost c = estimate(op_with(1e9, 1e8), d);
+  CHECK(c.time_s == Approx(2e-3 + 1.25e-3 + 5e-6));
+  CHECK(c.bound == Bound::kCompute);
+  d.efficiency["default"].memory_in_series = false;
+  CHECK(estimate(op_with(1e9, 1e8), d).time_s == Approx(2e-3 + 5e-6));
+}
+
 TEST_CASE("roofline: memory-bound and latency-bound ops say so", "[model][roofline]") {
   hw::DeviceSpec d = test::round_device();
   d.launch_latency_s = 5e-6;
