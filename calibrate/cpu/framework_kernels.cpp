@@ -35,7 +35,8 @@ constexpr MemoryBench kMemoryBenches[] = {{"elementwise_add", "elementwise", 1, 
 // Batch norm and max pooling on an n x c x h x w input, counted as graphs/ops/norm.cpp and
 // graphs/ops/pool.cpp count them (fp32): the training forward reads the input twice and
 // writes it once; the backward reads input and output gradient twice each and writes dX and
-// dgamma, dbeta; pooling reads its input once and writes its output (P x Q), its backward
+// dgamma, dbeta; the inference forward (running statistics) reads and writes it once;
+// pooling reads its input once and writes its output (P x Q), its backward
 // reads dY and the input and writes dX.
 bool activation_bench(Measurement& m) {
   const auto e = [&](const char* key) { return m.shape_number(key); };
@@ -45,6 +46,13 @@ bool activation_bench(Measurement& m) {
     const bool fwd = m.bench == "batchnorm_fwd";
     m.flops = (fwd ? 7 : 9) * x;
     m.bytes = fwd ? 4 * (2 * x + x) : 4 * (2 * (x + x) + x + 2 * e("c"));
+    return true;
+  }
+  if (m.bench == "batchnorm_infer") {  // one scale-shift pass: an elementwise op
+    m.op_class = "elementwise";
+    const double x = e("n") * e("c") * e("h") * e("w");
+    m.flops = 2 * x;
+    m.bytes = 4 * (x + x);
     return true;
   }
   if (m.bench == "maxpool_fwd" || m.bench == "maxpool_bwd_data") {
@@ -67,7 +75,7 @@ std::vector<std::string> known_benches() {
   std::vector<std::string> out{
       "dispatch",           "gemm",          "gemm_bwd_data",   "gemm_bwd_filter",
       "conv_fwd",           "conv_bwd_data", "conv_bwd_filter", "batchnorm_fwd",
-      "batchnorm_bwd_data", "maxpool_fwd",   "maxpool_bwd_data"};
+      "batchnorm_bwd_data", "batchnorm_infer", "maxpool_fwd",   "maxpool_bwd_data"};
   for (const auto& b : kMemoryBenches) out.emplace_back(b.bench);
   return out;
 }

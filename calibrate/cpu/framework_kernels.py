@@ -171,8 +171,9 @@ def memory_kernels(w, quick):
 
 
 def normalization_and_pooling(w, quick):
-    """Batch norm (training: statistics, then normalize; and its backward) and max pooling
-    (forward and backward) on ResNet-, MobileNet- and AlexNet-like activations (n, c, h=w)."""
+    """Batch norm (training: statistics, then normalize; its backward; and inference: the
+    running statistics' scale-shift) and max pooling (forward and backward) on ResNet-,
+    MobileNet- and AlexNet-like activations (n, c, h=w)."""
     shapes = [(8, 64, 56), (1, 32, 112), (8, 256, 14), (32, 96, 28), (1, 512, 7)]
     if not quick:
         shapes += [(32, 64, 112), (8, 144, 56), (32, 512, 7), (1, 64, 56)]
@@ -188,6 +189,8 @@ def normalization_and_pooling(w, quick):
             x, weight, bias, mean, var, True, 0.1, 1e-5))
         w.row("batchnorm_bwd_data", shape, lambda: torch.ops.aten.native_batch_norm_backward(
             dy, x, weight, mean, var, save_mean, save_invstd, True, 1e-5, [True, True, True]))
+        w.row("batchnorm_infer", shape, lambda: torch.ops.aten.native_batch_norm(
+            x, weight, bias, mean, var, False, 0.1, 1e-5))
     pools = [(8, 64, 112, 3, 2, 1), (8, 64, 55, 3, 2, 0), (1, 64, 112, 3, 2, 1),
              (32, 192, 27, 3, 2, 0), (8, 256, 13, 3, 2, 0), (4, 128, 28, 2, 2, 0),
              (1, 96, 55, 3, 2, 0)]

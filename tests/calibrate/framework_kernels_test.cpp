@@ -37,7 +37,8 @@ const char* kOutput =
     "maxpool_bwd_data,n=8;c=64;h=112;w=112;r=3;s=3;stride=2;pad=1;framework=pytorch 9.9,0.008,5\n"
     "elementwise_add,n=1024;framework=pytorch 9.9,3e-06,5\n"
     "optimizer_momentum,n=1024;framework=pytorch 9.9,3e-05,5\n"
-    "gemm_bwd_filter,m=1000;n=4096;k=8;framework=pytorch 9.9,0.02,5\n";
+    "gemm_bwd_filter,m=1000;n=4096;k=8;framework=pytorch 9.9,0.02,5\n"
+    "batchnorm_infer,n=8;c=64;h=56;w=56;framework=pytorch 9.9,0.0006,5\n";
 
 std::string error_of(const std::string& text) {
   try {
@@ -66,7 +67,7 @@ TEST_CASE("framework kernel rows carry the op graph's FLOPs and bytes", "[calibr
   CHECK(k.framework == "pytorch 9.9");
   CHECK(k.provenance.at("framework_threads") == "1");
   CHECK(k.dispatch_s == 4e-6);
-  REQUIRE(k.rows.size() == 11);
+  REQUIRE(k.rows.size() == 12);
   const auto& gemm = k.rows[1];
   CHECK(gemm.op_class == "gemm");
   CHECK(gemm.flops == 2.0 * 8 * 1000 * 4096);
@@ -108,6 +109,10 @@ TEST_CASE("framework kernel rows carry the op graph's FLOPs and bytes", "[calibr
   const graphs::Operator dw = to_operator(k.rows[10]);
   CHECK(dw.phase == graphs::Phase::kBackwardWeight);
   CHECK(dw.gemm.k == 8);
+  // Inference batch norm: one scale-shift pass, an elementwise op (graphs/ops/norm.cpp).
+  CHECK(k.rows[11].op_class == "elementwise");
+  CHECK(k.rows[11].flops == 2 * x);
+  CHECK(k.rows[11].bytes == 4 * 2 * x);
 }
 
 TEST_CASE("malformed framework kernel output is a located error", "[calibrate][cpu]") {

@@ -76,6 +76,28 @@ TEST_CASE("inference drops the loss, backward and optimizer", "[graphs][lower]")
   }
 }
 
+TEST_CASE("batch norm in inference is one elementwise scale-shift pass",
+          "[graphs][lower]") {
+  BoundNetwork net;
+  net.name = "bn";
+  net.inputs.push_back({"x", TensorInfo{{8, 16, 10, 10}, DType::kF32}});
+  net.layers.push_back(test::with_defaults(test::layer("bn", "batchnorm2d", {"x"}, {})));
+  const double x = 8.0 * 16 * 10 * 10;
+  const auto op = [&](Mode mode) {
+    const LoweredNetwork n = lower(net, {.mode = mode});
+    for (OpId id = 0; id < n.graph.size(); ++id)
+      if (n.graph.op(id).name == "bn.fwd") return n.graph.op(id);
+    FAIL("no bn.fwd");
+    return Operator{};
+  };
+  // Inference: one pass with the running statistics, 2 FLOPs per element.
+  const Operator infer = op(Mode::kInfer);
+  CHECK(infer.op_class == OpClass::kElementwise);
+  CHECK(infer.flops == 2 * x);
+  CHECK(infer.bytes() == 4 * 2 * x);
+  CHECK(infer.kind == "batchnorm2d");
+}
+
 TEST_CASE("each network input is copied to the device first", "[graphs][lower]") {
   const auto lowered = lower(residual_mlp(OptimizerKind::kSgd), {.mode = Mode::kInfer});
   CHECK(lowered.graph.op(0).op_class == OpClass::kTransfer);
