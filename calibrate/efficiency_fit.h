@@ -63,10 +63,10 @@ struct FitOptions {
   bool fit_winograd = false;
   // Fit `strided_work` (in [0, 1]) when some training sample is a strided backward-data op.
   bool fit_strided_work = false;
-  // Fit the cache term of the memory roofline (either form) (cache_boost >= 1, cache_bytes) when the training samples'
-  // bytes span at least kCacheSpan (a size sweep from cache-resident to DRAM-resident), with
-  // cache_bytes below the largest sample's bytes / kCacheStepInside (the step inside the sweep,
-  // so that the largest samples pin `memory`).
+  // Fit the cache term of the memory roofline (either form) (cache_boost >= 1, cache_bytes) when
+  // the training samples' bytes span at least kCacheSpan (a size sweep from cache-resident to
+  // DRAM-resident), with cache_bytes below the largest sample's bytes / kCacheStepInside (the step
+  // inside the sweep, so that the largest samples pin `memory`).
   bool fit_cache = false;
   bool winograd_algorithm = false;
   // conv_bwd_data: stride-1 data gradients run as forward convolutions costed by the base

@@ -72,10 +72,10 @@ bool activation_bench(Measurement& m) {
 }
 
 std::vector<std::string> known_benches() {
-  std::vector<std::string> out{
-      "dispatch",           "gemm",          "gemm_bwd_data",   "gemm_bwd_filter",
-      "conv_fwd",           "conv_bwd_data", "conv_bwd_filter", "batchnorm_fwd",
-      "batchnorm_bwd_data", "batchnorm_infer", "maxpool_fwd",   "maxpool_bwd_data"};
+  std::vector<std::string> out{"dispatch",        "gemm",          "gemm_bwd_data",
+                               "gemm_bwd_filter", "conv_fwd",      "conv_bwd_data",
+                               "conv_bwd_filter", "batchnorm_fwd", "batchnorm_bwd_data",
+                               "batchnorm_infer", "maxpool_fwd",   "maxpool_bwd_data"};
   for (const auto& b : kMemoryBenches) out.emplace_back(b.bench);
   return out;
 }

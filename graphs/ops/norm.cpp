@@ -27,8 +27,8 @@ void batchnorm_forward(ForwardContext& ctx) {
     return;
   }
   // Training: mean and variance (3 FLOPs/element) then scale-shift (4 FLOPs/element).
-  ctx.emit(ctx.make("fwd", OpClass::kNormalization, 7.0 * n, 2.0 * ctx.in().bytes(),
-                    ctx.out().bytes()));
+  ctx.emit(
+      ctx.make("fwd", OpClass::kNormalization, 7.0 * n, 2.0 * ctx.in().bytes(), ctx.out().bytes()));
 }
 
 void batchnorm_backward(BackwardContext& ctx) {

@@ -76,8 +76,7 @@ TEST_CASE("inference drops the loss, backward and optimizer", "[graphs][lower]")
   }
 }
 
-TEST_CASE("batch norm in inference is one elementwise scale-shift pass",
-          "[graphs][lower]") {
+TEST_CASE("batch norm in inference is one elementwise scale-shift pass", "[graphs][lower]") {
   BoundNetwork net;
   net.name = "bn";
   net.inputs.push_back({"x", TensorInfo{{8, 16, 10, 10}, DType::kF32}});
