@@ -392,74 +392,68 @@ void bench_problem(const BenchConfig& config, Reporter& reporter, cudnnHandle_t 
                   "no cuDNN algorithm ran");
   };
 
-  {
+  // One direction: cuDNN's algorithm search as frameworks run it (`find(results, returned)`,
+  // cudnnFind*AlgorithmEx on the workspace), then the fastest algorithm that ran, re-timed
+  // (`run(algo, workspace_bytes)`); `results` holds that direction's cudnn*AlgoPerf_t.
+  const auto bench_direction = [&](const char* bench, auto& results, const auto& find,
+                                   const auto& run) {
     problem.conv_desc.set_math(precision.math);
-    cudnnConvolutionFwdAlgoPerf_t results[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int returned = 0;
-    AMDAHL_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
-        handle, x_desc, x.data(), w_desc, w.data(), conv, y_desc, y.data(),
-        CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, results, workspace.data(), workspace.bytes()));
-    if (const auto found = first_successful(results, returned)) {
-      const auto& perf = found->first;
-      const AlgoChoice& choice = found->second;
-      problem.conv_desc.set_math(choice.math);
-      const Timing timing = time_on_stream(config.stream, config.timing, [&] {
-        AMDAHL_CUDNN_CHECK(cudnnConvolutionForward(
-            handle, &alpha, x_desc, x.data(), w_desc, w.data(), conv, perf.algo, workspace.data(),
-            choice.workspace_bytes, &beta, y_desc, y.data()));
-      });
-      record("conv_fwd", choice, timing);
-      record_search("conv_fwd", results, returned);
-    } else {
-      no_algorithm("conv_fwd");
+    find(results, &returned);
+    const auto found = first_successful(results, returned);
+    if (!found) {
+      no_algorithm(bench);
+      return;
     }
-  }
-  {
-    problem.conv_desc.set_math(precision.math);
-    cudnnConvolutionBwdDataAlgoPerf_t results[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    int returned = 0;
-    AMDAHL_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
-        handle, w_desc, w.data(), y_desc, dy.data(), conv, x_desc, dx.data(),
-        CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &returned, results, workspace.data(),
-        workspace.bytes()));
-    if (const auto found = first_successful(results, returned)) {
-      const auto& perf = found->first;
-      const AlgoChoice& choice = found->second;
-      problem.conv_desc.set_math(choice.math);
-      const Timing timing = time_on_stream(config.stream, config.timing, [&] {
-        AMDAHL_CUDNN_CHECK(cudnnConvolutionBackwardData(
-            handle, &alpha, w_desc, w.data(), y_desc, dy.data(), conv, perf.algo, workspace.data(),
-            choice.workspace_bytes, &beta, x_desc, dx.data()));
+    const AlgoChoice& choice = found->second;
+    problem.conv_desc.set_math(choice.math);
+    const Timing timing = time_on_stream(config.stream, config.timing,
+                                         [&] { run(found->first.algo, choice.workspace_bytes); });
+    record(bench, choice, timing);
+    record_search(bench, results, returned);
+  };
+  cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  bench_direction(
+      "conv_fwd", fwd,
+      [&](auto& results, int* returned) {
+        AMDAHL_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
+            handle, x_desc, x.data(), w_desc, w.data(), conv, y_desc, y.data(),
+            CUDNN_CONVOLUTION_FWD_ALGO_COUNT, returned, results, workspace.data(),
+            workspace.bytes()));
+      },
+      [&](cudnnConvolutionFwdAlgo_t algo, std::size_t workspace_bytes) {
+        AMDAHL_CUDNN_CHECK(cudnnConvolutionForward(handle, &alpha, x_desc, x.data(), w_desc,
+                                                   w.data(), conv, algo, workspace.data(),
+                                                   workspace_bytes, &beta, y_desc, y.data()));
       });
-      record("conv_bwd_data", choice, timing);
-      record_search("conv_bwd_data", results, returned);
-    } else {
-      no_algorithm("conv_bwd_data");
-    }
-  }
-  {
-    problem.conv_desc.set_math(precision.math);
-    cudnnConvolutionBwdFilterAlgoPerf_t results[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-    int returned = 0;
-    AMDAHL_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-        handle, x_desc, x.data(), y_desc, dy.data(), conv, w_desc, dw.data(),
-        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &returned, results, workspace.data(),
-        workspace.bytes()));
-    if (const auto found = first_successful(results, returned)) {
-      const auto& perf = found->first;
-      const AlgoChoice& choice = found->second;
-      problem.conv_desc.set_math(choice.math);
-      const Timing timing = time_on_stream(config.stream, config.timing, [&] {
+  cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  bench_direction(
+      "conv_bwd_data", data,
+      [&](auto& results, int* returned) {
+        AMDAHL_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+            handle, w_desc, w.data(), y_desc, dy.data(), conv, x_desc, dx.data(),
+            CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, returned, results, workspace.data(),
+            workspace.bytes()));
+      },
+      [&](cudnnConvolutionBwdDataAlgo_t algo, std::size_t workspace_bytes) {
+        AMDAHL_CUDNN_CHECK(cudnnConvolutionBackwardData(handle, &alpha, w_desc, w.data(), y_desc,
+                                                        dy.data(), conv, algo, workspace.data(),
+                                                        workspace_bytes, &beta, x_desc, dx.data()));
+      });
+  cudnnConvolutionBwdFilterAlgoPerf_t filter[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+  bench_direction(
+      "conv_bwd_filter", filter,
+      [&](auto& results, int* returned) {
+        AMDAHL_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+            handle, x_desc, x.data(), y_desc, dy.data(), conv, w_desc, dw.data(),
+            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, returned, results, workspace.data(),
+            workspace.bytes()));
+      },
+      [&](cudnnConvolutionBwdFilterAlgo_t algo, std::size_t workspace_bytes) {
         AMDAHL_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
-            handle, &alpha, x_desc, x.data(), y_desc, dy.data(), conv, perf.algo, workspace.data(),
-            choice.workspace_bytes, &beta, w_desc, dw.data()));
+            handle, &alpha, x_desc, x.data(), y_desc, dy.data(), conv, algo, workspace.data(),
+            workspace_bytes, &beta, w_desc, dw.data()));
       });
-      record("conv_bwd_filter", choice, timing);
-      record_search("conv_bwd_filter", results, returned);
-    } else {
-      no_algorithm("conv_bwd_filter");
-    }
-  }
 }
 
 }  // namespace
