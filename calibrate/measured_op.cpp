@@ -116,13 +116,8 @@ graphs::Operator to_operator(const Measurement& m) {
   else if (m.bench.starts_with("conv_")) {
     const ConvShape g = conv_shape(m);
     op.gemm = conv_dims(m.bench, g);
-    // As graphs/ops/conv.cpp describes a convolution (Operator::conv_kernel, conv_stride, ...).
-    op.conv_kernel = g.r == g.s ? static_cast<int>(g.r) : 0;
-    op.conv_stride = static_cast<int>(g.stride);
-    op.conv_batch = g.n;
-    op.conv_groups = g.groups;
-    op.conv_input_elements = static_cast<double>(g.n * g.c * g.h * g.w);
-    op.conv_output_elements = static_cast<double>(g.n * g.k * g.p() * g.q());
+    graphs::describe_convolution(
+        op, {g.n, g.c, g.h, g.w, g.k, g.r, g.s, g.p(), g.q(), g.groups, g.stride, g.stride}, true);
   } else if (m.bench.starts_with("rnn_")) {
     op.gemm = rnn_dims(m);
   }

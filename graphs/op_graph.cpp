@@ -6,6 +6,16 @@
 
 namespace amdahl::graphs {
 
+void describe_convolution(Operator& op, const ConvDescription& g, bool plain) {
+  op.conv_kernel = g.r == g.s ? static_cast<int>(g.r) : 0;
+  op.conv_stride = g.stride_h == g.stride_w ? static_cast<int>(g.stride_h) : 0;
+  if (!plain) return;
+  op.conv_batch = g.n;
+  op.conv_groups = g.groups;
+  op.conv_input_elements = static_cast<double>(g.n * g.c * g.h * g.w);
+  op.conv_output_elements = static_cast<double>(g.n * g.k * g.p * g.q);
+}
+
 void OpGraph::depend(OpId from, OpId to, double bytes) {
   if (from >= to || to >= size())
     throw InternalError(fmt::format("edge {} -> {} breaks program order", from, to));

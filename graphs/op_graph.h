@@ -52,6 +52,17 @@ struct Operator {
   double intensity() const { return bytes() > 0 ? flops / bytes() : 0; }
 };
 
+// A 2-D convolution as the efficiency models and frameworks' backend rules see it: input
+// N x C x H x W, K outputs in `groups`, an R x S window with strides, output P x Q.
+struct ConvDescription {
+  std::int64_t n = 0, c = 0, h = 0, w = 0, k = 0, r = 0, s = 0, p = 0, q = 0, groups = 1;
+  std::int64_t stride_h = 1, stride_w = 1;
+};
+// Sets op's conv_kernel and conv_stride (square kernels and equal strides only, 0 otherwise)
+// and, for a plain convolution (not transposed, not dilated), its batch, groups and input and
+// output element counts.
+void describe_convolution(Operator& op, const ConvDescription& g, bool plain);
+
 struct TensorEdge {
   double bytes = 0;
 };

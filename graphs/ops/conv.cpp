@@ -22,16 +22,8 @@ struct WindowGeometry {
   std::int64_t n, c, h, w, k, r, s, p, q, groups;
   std::int64_t stride_h, stride_w;
   bool plain = false;  // a convolution, not transposed, not dilated
-  // Square kernels and equal strides only (0 otherwise): Operator::conv_kernel/conv_stride;
-  // batch, groups and input size of plain convolutions.
   void describe(Operator& op) const {
-    op.conv_kernel = r == s ? static_cast<int>(r) : 0;
-    op.conv_stride = stride_h == stride_w ? static_cast<int>(stride_h) : 0;
-    if (!plain) return;
-    op.conv_batch = n;
-    op.conv_groups = groups;
-    op.conv_input_elements = static_cast<double>(n * c * h * w);
-    op.conv_output_elements = static_cast<double>(n * k * p * q);
+    describe_convolution(op, {n, c, h, w, k, r, s, p, q, groups, stride_h, stride_w}, plain);
   }
 };
 
