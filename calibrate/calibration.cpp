@@ -12,6 +12,15 @@
 
 namespace amdahl::calibrate {
 
+ClassPlan memory_bound_plan(const std::string& entry) {
+  FitOptions cache;
+  cache.name = "cache step";
+  cache.fit_cache = true;
+  FitOptions flat;
+  flat.name = "flat";
+  return {entry, ModelForm::kMemoryBound, flat, {cache}};  // a tie (no sweep) keeps flat
+}
+
 std::vector<ClassPlan> gpu_plan() {
   FitOptions tiles;
   tiles.tile_sizes = {32, 64, 128, 256};
@@ -65,16 +74,15 @@ std::vector<ClassPlan> gpu_plan() {
     data_plan.alternatives.push_back(o);
   }
 
-  FitOptions cache;  // the size sweeps run from L2-resident to DRAM-resident operands
-  cache.fit_cache = true;
+  // The size sweeps run from L2-resident to DRAM-resident operands.
   return {{"gemm", ModelForm::kGemmLike, tile_set},
           with_split_k(conv_plan("conv")),
           data_plan,
           with_split_k(conv_plan("conv_bwd_filter")),
           {"rnn", ModelForm::kGemmLike, tiles},
-          {"elementwise", ModelForm::kMemoryBound, cache},
-          {"reduction", ModelForm::kMemoryBound, cache},
-          {"data_movement", ModelForm::kMemoryBound, cache}};  // amdahl-cudabench copy_d2d
+          memory_bound_plan("elementwise"),
+          memory_bound_plan("reduction"),
+          memory_bound_plan("data_movement")};  // amdahl-cudabench copy_d2d
 }
 
 std::vector<Sample> to_samples(const std::vector<Measurement>& rows) {

@@ -38,6 +38,11 @@ struct Calibration {
   int rows_ignored = 0;  // rows of classes without a plan (launch, transfer, ...)
 };
 
+// A memory-bound class: with the cache step of the memory roofline (FitOptions::fit_cache,
+// where the training sizes span a sweep) or with one flat bandwidth fraction, the structure
+// chosen by cross-validation (a few noisy rows cannot carry the step's two parameters).
+ClassPlan memory_bound_plan(const std::string& entry);
+
 // The GPU plan: gemm and the three convolution directions (conv = forward, conv_bwd_data,
 // conv_bwd_filter) as GEMM-like with a tile set from {16, ..., 256} (the CTA tile sizes of
 // cuBLAS/CUTLASS SGEMM kernels, 16 for their skinny-GEMM kernels), convolutions with a

@@ -173,8 +173,7 @@ std::string with_suffix(const std::string& path, const std::string& suffix) {
 std::vector<ClassPlan> cpu_plan(const MeasurementSet& set) {
   FitOptions threads;
   threads.fit_thread_scaling = true;
-  FitOptions cache;  // the size sweeps run from L1-resident to DRAM-resident operands
-  cache.fit_cache = true;
+  // Memory-bound classes: the size sweeps run from L1-resident to DRAM-resident operands.
   // Convolutions: the strided data gradients may or may not do the zero work (fitted). (A
   // cache term on their memory roofline was tried and dropped: fitted to the few large
   // framework convolutions, whose fresh outputs' page faults it stood in for, it drove
@@ -200,18 +199,18 @@ std::vector<ClassPlan> cpu_plan(const MeasurementSet& set) {
           {"gemm_bwd_data", ModelForm::kGemmLike, threads},
           {"gemm_bwd_filter", ModelForm::kGemmLike, threads},
           {"conv", ModelForm::kGemmLike, conv, {conv_series}},
-          {"elementwise", ModelForm::kMemoryBound, cache},
-          {"reduction", ModelForm::kMemoryBound, cache},
-          {"data_movement", ModelForm::kMemoryBound, cache},
+          memory_bound_plan("elementwise"),
+          memory_bound_plan("reduction"),
+          memory_bound_plan("data_movement"),
           // framework_kernels.py only: batch norm, max pooling (forward and data gradient
           // each; PyTorch 1.13's max-pool forward runs scalar comparisons at a fraction of a
           // GFLOP/s, so it is fitted with a compute term) and the per-parameter update of a
           // training step (zero_grad, gradient accumulation, SGD-momentum step)
-          {"normalization", ModelForm::kMemoryBound, cache},
-          {"normalization_bwd_data", ModelForm::kMemoryBound, cache},
+          memory_bound_plan("normalization"),
+          memory_bound_plan("normalization_bwd_data"),
           {"pooling", ModelForm::kGemmLike, {}},
-          {"pooling_bwd_data", ModelForm::kMemoryBound, cache},
-          {"optimizer", ModelForm::kMemoryBound, cache}};
+          memory_bound_plan("pooling_bwd_data"),
+          memory_bound_plan("optimizer")};
 }
 
 CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::ostream& log) {

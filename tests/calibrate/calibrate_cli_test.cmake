@@ -39,13 +39,14 @@ if(NOT produced STREQUAL shipped)
 endif()
 
 # A CPU's measurements refit through --measurements with the CPU plan (framework rows first,
-# the framework's im2col + GEMM thresholds, cache term, fresh allocations), chosen by the base
+# the framework's im2col + GEMM thresholds, the cache step chosen for elementwise, fresh
+# allocations), chosen by the base
 # device's kind: the shipped example's CSV and device.
 execute_process(
   COMMAND ${AMDAHL} calibrate --measurements ${SOURCE}/calibrate/examples/cpu-example.csv
           --base ${SOURCE}/calibrate/examples/cpu-example.device.yaml --out ${WORK}/cpu-refit.yaml
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "elementwise +[0-9]+ +[0-9]+ +- +[0-9.]+ +[0-9.]+ +- +[0-9.]+ +[0-9.]+ us +[0-9.]+x < "
+if(NOT rc EQUAL 0 OR NOT out MATCHES "elementwise +[0-9]+ +[0-9]+ +cache step +[0-9.]+ +[0-9.]+ +- +[0-9.]+ +[0-9.]+ us +[0-9.]+x < "
    OR NOT EXISTS ${WORK}/cpu-refit.yaml)
   message(FATAL_ERROR "calibrate --measurements with a CPU base (${rc}): ${out} ${err}")
 endif()

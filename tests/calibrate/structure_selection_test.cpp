@@ -1,6 +1,7 @@
 // Choosing a class's model structure by cross-validation on the training rows
 // (calibrate/calibration.h, ClassPlan::alternatives) and the folds it uses (holdout.h).
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <random>
 
 #include "calibrate/calibration.h"
@@ -157,4 +158,49 @@ TEST_CASE("rows at a tensor-core precision are fitted into their own entry", "[c
   CHECK(c.fits[0].held_out.count == 8);  // the same shapes held out at both precisions
   CHECK(c.fits[1].held_out.count == 8);
   CHECK(c.fits[1].held_out.p90_abs < 0.01);
+}
+
+TEST_CASE("a memory-bound class keeps the cache step only where the sweep shows one",
+          "[calibrate][fit]") {
+  // Elementwise adds from 4 kB to 512 MB: with a 4x cache step below 1 MB, and without one.
+  hw::ClassEfficiency stepped{0.5, 0.5};
+  stepped.latency_s = 2e-6;
+  stepped.cache_boost = 4;
+  stepped.cache_bytes = 1e6;
+  hw::ClassEfficiency flat = stepped;
+  flat.cache_boost = 1;
+  flat.cache_bytes = 0;
+  const auto rows_from = [](const hw::ClassEfficiency& e, int count) {
+    hw::DeviceSpec truth = test::synthetic_gpu();
+    truth.efficiency["elementwise"] = e;
+    std::mt19937 rng(11);  // fixed seed: the test is deterministic
+    std::uniform_real_distribution<double> noise(-0.02, 0.02);
+    std::vector<Measurement> rows;
+    for (int i = 0; i < count; ++i) {
+      const double n = 1024.0 * std::pow(2.0, 17.0 * i / (count - 1));
+      Measurement x;
+      x.bench = "elementwise_add";
+      x.op_class = "elementwise";
+      x.precision = "fp32";
+      x.shape = {{"n", std::to_string(static_cast<long long>(n))}};
+      x.flops = n;
+      x.bytes = 12 * n;
+      Sample s;
+      s.op = to_samples({x}).front().op;
+      x.time_s = predict_time(s, truth) * (1 + noise(rng));
+      rows.push_back(x);
+    }
+    return rows;
+  };
+  const ClassPlan plan = memory_bound_plan("elementwise");
+  CHECK(plan.options.name == "flat");
+  CHECK_FALSE(plan.options.fit_cache);
+  REQUIRE(plan.alternatives.size() == 1);
+  CHECK(plan.alternatives[0].fit_cache);
+  CHECK(select_structure(plan, rows_from(stepped, 30), test::synthetic_gpu()).name == "cache step");
+  CHECK(select_structure(plan, rows_from(flat, 30), test::synthetic_gpu()).name == "flat");
+  // Sizes that span no sweep: both structures are the same fit, and the tie keeps flat.
+  std::vector<Measurement> narrow = rows_from(stepped, 30);
+  narrow.resize(8);  // operands of 12 kB to 0.2 MB
+  CHECK(select_structure(plan, narrow, test::synthetic_gpu()).name == "flat");
 }
