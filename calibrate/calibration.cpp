@@ -74,12 +74,12 @@ std::vector<ClassPlan> gpu_plan() {
     data_plan.alternatives.push_back(o);
   }
 
-  // The size sweeps run from L2-resident to DRAM-resident operands.
   return {{"gemm", ModelForm::kGemmLike, tile_set},
           with_split_k(conv_plan("conv")),
           data_plan,
           with_split_k(conv_plan("conv_bwd_filter")),
           {"rnn", ModelForm::kGemmLike, tiles},
+          // size sweeps from L2-resident to DRAM-resident operands
           memory_bound_plan("elementwise"),
           memory_bound_plan("reduction"),
           memory_bound_plan("data_movement")};  // amdahl-cudabench copy_d2d

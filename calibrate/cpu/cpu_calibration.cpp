@@ -173,7 +173,6 @@ std::string with_suffix(const std::string& path, const std::string& suffix) {
 std::vector<ClassPlan> cpu_plan(const MeasurementSet& set) {
   FitOptions threads;
   threads.fit_thread_scaling = true;
-  // Memory-bound classes: the size sweeps run from L1-resident to DRAM-resident operands.
   // Convolutions: the strided data gradients may or may not do the zero work (fitted). (A
   // cache term on their memory roofline was tried and dropped: fitted to the few large
   // framework convolutions, whose fresh outputs' page faults it stood in for, it drove
@@ -199,6 +198,7 @@ std::vector<ClassPlan> cpu_plan(const MeasurementSet& set) {
           {"gemm_bwd_data", ModelForm::kGemmLike, threads},
           {"gemm_bwd_filter", ModelForm::kGemmLike, threads},
           {"conv", ModelForm::kGemmLike, conv, {conv_series}},
+          // size sweeps from L1-resident to DRAM-resident operands
           memory_bound_plan("elementwise"),
           memory_bound_plan("reduction"),
           memory_bound_plan("data_movement"),

@@ -36,8 +36,8 @@ constexpr MemoryBench kMemoryBenches[] = {{"elementwise_add", "elementwise", 1, 
 // graphs/ops/pool.cpp count them (fp32): the training forward reads the input twice and
 // writes it once; the backward reads input and output gradient twice each and writes dX and
 // dgamma, dbeta; the inference forward (running statistics) reads and writes it once;
-// pooling reads its input once and writes its output (P x Q), its backward
-// reads dY and the input and writes dX.
+// pooling reads its input once and writes its output (P x Q), its backward reads dY and the
+// input and writes dX.
 bool activation_bench(Measurement& m) {
   const auto e = [&](const char* key) { return m.shape_number(key); };
   if (m.bench == "batchnorm_fwd" || m.bench == "batchnorm_bwd_data") {
