@@ -341,11 +341,15 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   }
   if (options.fit_cache) {
     double smallest = std::numeric_limits<double>::infinity(), largest = 0;
+    hw::ClassEfficiency probe;
+    probe.unblocked = options.unblocked;
     for (const auto& s : train) {
-      smallest = std::min(smallest, s.op.bytes());
-      largest = std::max(largest, s.op.bytes());
+      const double size = model::memory_traffic(s.op, probe).cache_size;
+      smallest = std::min(smallest, size);
+      largest = std::max(largest, size);
     }
-    if (smallest > 0 && largest >= kCacheSpan * smallest) {
+    const double span = options.unblocked ? kCacheStepInside : kCacheSpan;
+    if (smallest > 0 && largest >= span * smallest) {
       problem.params.insert(problem.params.end(), {Param::kCacheBoost, Param::kCacheBytes});
       problem.cache_bytes_max = largest / kCacheStepInside;
     }
@@ -374,6 +378,7 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
     start.gemm_pointwise_below_batch = options.gemm_pointwise_below_batch;
     start.gemm_single_max_input = options.gemm_single_max_input;
     start.memory_in_series = options.memory_in_series;
+    start.unblocked = options.unblocked;
   }
   problem.fixed = start;
   problem.start.resize(static_cast<Eigen::Index>(problem.params.size()));

@@ -76,6 +76,11 @@ struct FitOptions {
   bool fit_split_k = false;
   // The entry's memory time in series with its compute (hw::ClassEfficiency; not fitted).
   bool memory_in_series = false;
+  // The entry's GEMMs re-read an operand per result row (hw::ClassEfficiency::unblocked; not
+  // fitted). The cache term is then keyed on that operand's size and fitted when those sizes
+  // span kCacheStepInside (a framework's layers span tens, not a sweep from L1 to DRAM; the
+  // step must still lie inside them).
+  bool unblocked = false;
   // GEMMs with min(m, n) <= narrow_max get the narrow kernel's own fraction, narrow_compute
   // (fitted when some training sample is that narrow; 0: no narrow kernel).
   int narrow_max = 0;

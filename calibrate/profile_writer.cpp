@@ -101,6 +101,7 @@ std::string efficiency_entry(const ClassFit& fit, const std::string& source) {
   if (e.as_forward > 0) body += fmt::format(", as_forward: {}", num(e.as_forward));
   if (e.split_k > 0) body += fmt::format(", split_k: {}", num(e.split_k));
   if (e.memory_in_series) body += ", memory_in_series: true";
+  if (e.unblocked) body += ", unblocked: true";
   if (e.gemm_pointwise_below_batch > 0)
     body += fmt::format(", gemm_pointwise_below_batch: {}", e.gemm_pointwise_below_batch);
   if (e.gemm_single_max_input > 0)

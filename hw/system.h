@@ -90,6 +90,10 @@ struct ClassEfficiency {
   // = compute + memory, not the larger): a library that converts the framework's layout into
   // its own and back on every call (oneDNN under PyTorch on a CPU).
   bool memory_in_series = false;
+  // GEMM-like ops of a library without cache blocking (a reference BLAS): each of the m rows of
+  // the result re-reads the n x k operand, m n k elements of traffic at the `memory` fraction,
+  // the cache step keyed on that operand's size (model/efficiency.h memory_traffic).
+  bool unblocked = false;
   double gemm_single_max_input = 0;
 };
 

@@ -52,6 +52,7 @@ ClassEfficiency to_efficiency(const Record& r) {
   e.as_forward = r.number("as_forward");
   e.split_k = r.number("split_k");
   e.memory_in_series = r.boolean("memory_in_series");
+  e.unblocked = r.boolean("unblocked");
   e.gemm_pointwise_below_batch = static_cast<int>(r.integer("gemm_pointwise_below_batch"));
   e.gemm_single_max_input = r.number("gemm_single_max_input");
   return e;

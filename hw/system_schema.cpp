@@ -104,6 +104,10 @@ std::vector<Field> efficiency_fields() {
                  "the op's memory time adds to its compute time instead of overlapping it "
                  "(layout conversions around a library kernel)")
           .def("false"),
+      bool_field("unblocked",
+                 "GEMMs of a library without cache blocking (reference BLAS): each result row "
+                 "re-reads the n x k operand; the cache step is keyed on that operand's size")
+          .def("false"),
       int_field("gemm_pointwise_below_batch",
                 "conv on a CPU framework: 1x1 stride-1 convolutions with batch below this run as "
                 "im2col + GEMM, costed with the gemm entry (0: off)")

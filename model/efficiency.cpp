@@ -128,6 +128,15 @@ double memory_efficiency(double bytes, const hw::ClassEfficiency& e) {
   return eff;
 }
 
+MemoryTraffic memory_traffic(const graphs::Operator& op, const hw::ClassEfficiency& e) {
+  if (!e.unblocked || op.gemm.empty()) return {op.bytes(), op.bytes()};
+  const graphs::GemmDims& g = op.gemm;
+  const double operand =
+      graphs::dtype_bytes(op.dtype) * static_cast<double>(g.n) * static_cast<double>(g.k);
+  const double calls = static_cast<double>(std::max<std::int64_t>(g.batch, 1));
+  return {operand * static_cast<double>(g.m) * calls, operand};
+}
+
 double implicit_gemm_work_fraction(const graphs::Operator& op) {
   const graphs::GemmDims& g = op.gemm;
   const double gemm_flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) *
@@ -175,15 +184,29 @@ bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv) {
 graphs::Operator as_gemm_op(const graphs::Operator& op) {
   graphs::Operator g = op;
   g.op_class = graphs::OpClass::kGemm;
-  switch (op.phase) {  // efficiency.h: the linear-layer phase of the same BLAS transposition
-    case graphs::Phase::kForward:
-      g.phase = graphs::Phase::kBackwardData;  // NN
+  // efficiency.h: the linear-layer phase of the same BLAS transposition, and the BLAS call's
+  // dims per sample and group in the linear layers' convention (m result rows, each re-reading
+  // the n x k operand), from the op's implicit-GEMM dims (graphs/ops/conv.cpp).
+  const std::int64_t batch = std::max<std::int64_t>(op.conv_batch, 1);
+  const std::int64_t calls = batch * std::max<std::int64_t>(op.gemm.batch, 1);
+  const graphs::GemmDims& d = op.gemm;
+  switch (op.phase) {
+    case graphs::Phase::kForward:  // NN: K x (P Q) x (C R S), re-reading the unfolded input
+      g.phase = graphs::Phase::kBackwardData;
+      g.gemm = {d.n, d.m / batch, d.k, calls};
       break;
-    case graphs::Phase::kBackwardData:
-      g.phase = graphs::Phase::kBackwardWeight;  // NT
+    case graphs::Phase::kBackwardData: {  // NT: (C R S) x (P Q) x K, re-reading dY
+      const std::int64_t taps = std::max(op.conv_kernel * op.conv_kernel, 1);
+      const std::int64_t k_out = d.k / taps;
+      const auto pq =
+          static_cast<std::int64_t>(op.conv_output_elements / static_cast<double>(calls * k_out));
+      g.phase = graphs::Phase::kBackwardWeight;
+      g.gemm = {d.n * taps, pq, k_out, calls};
       break;
-    case graphs::Phase::kBackwardWeight:
-      g.phase = graphs::Phase::kForward;  // TN
+    }
+    case graphs::Phase::kBackwardWeight:  // TN: K x (C R S) x (P Q), re-reading the input
+      g.phase = graphs::Phase::kForward;
+      g.gemm = {d.m, d.n, d.k / batch, calls};
       break;
     default:
       break;

@@ -113,6 +113,20 @@ double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency&
                           hw::DeviceKind kind, int parallel_units);
 double memory_efficiency(double bytes, const hw::ClassEfficiency& e);
 
+// A library without cache blocking (hw::ClassEfficiency::unblocked; a reference BLAS, whose
+// loops keep no tile of the operands in cache): for each of the m rows of the result (a
+// linear layer's batch rows for its forward and data gradient, its output features for the
+// weight gradient) it streams the whole n x k operand (the weight, or X for the weight
+// gradient), m n k elements per op, and that operand's size decides the cache step. Debian's
+// reference BLAS through PyTorch 1.13 here, batch 32: AlexNet's fc6 forward (a 151 MB weight)
+// at 2.2 GFLOP/s, 1024 x 1024 and 512 x 2048 layers (4 MB) at 3.0-3.2. Other entries: the
+// op's own bytes, the cache step keyed on them.
+struct MemoryTraffic {
+  double bytes = 0;       // moved
+  double cache_size = 0;  // what the cache step is keyed on
+};
+MemoryTraffic memory_traffic(const graphs::Operator& op, const hw::ClassEfficiency& e);
+
 // 3x3 stride-1 convolutions, which cuDNN may run as Winograd F(2x2,3x3) or F(4x4,3x3)
 // (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR 2016): 2.25x
 // or 4x fewer multiplications than the direct FLOP count the op carries.
@@ -145,8 +159,11 @@ graphs::Operator forward_op(const graphs::Operator& op);
 
 // Whether a framework runs this convolution as im2col + GEMM, by the rule in `conv` (above).
 bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv);
-// That GEMM: the op as class gemm with its GEMM dims and no convolution geometry, in the phase
-// whose linear-layer GEMM has the same transposition (above).
+// That GEMM: the op as class gemm with no convolution geometry, in the phase whose
+// linear-layer GEMM has the same transposition (above), with the dims of the BLAS call
+// (one per sample and group) in the linear layers' convention: forward K x (P Q) x (C R S),
+// data gradient (C R S) x (P Q) x K, filter gradient K x (C R S) x (P Q), each m rows of
+// the result re-reading the n x k operand (memory_traffic).
 graphs::Operator as_gemm_op(const graphs::Operator& op);
 
 // Per-phase entries: a backward-data op looks up "<class>_bwd_data" and a backward-weight op

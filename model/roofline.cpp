@@ -143,8 +143,9 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
       rates_[is_matrix_class(op.op_class) ? 1 : 0][static_cast<int>(op.precision)].flops_per_s;
   c.bandwidth_bytes_per_s = device_->memory.bandwidth_bytes_per_s;
   c.compute_efficiency = compute_efficiency(op, e, device_->kind, device_->parallel_units);
-  const double bytes = op.bytes();
-  c.memory_efficiency = memory_efficiency(bytes, e);
+  const MemoryTraffic traffic = memory_traffic(op, e);
+  const double bytes = traffic.bytes;
+  c.memory_efficiency = memory_efficiency(traffic.cache_size, e);
   c.compute_s = op.flops > 0 ? op.flops / (c.peak_flops_per_s * c.compute_efficiency) : 0;
   c.memory_s = bytes > 0 ? bytes / (c.bandwidth_bytes_per_s * c.memory_efficiency) : 0;
   c.latency_s = device_->launch_latency_s + e.latency_s;

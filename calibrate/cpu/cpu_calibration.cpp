@@ -194,9 +194,16 @@ std::vector<ClassPlan> cpu_plan(const MeasurementSet& set) {
   conv_series.memory_in_series = true;
   // A linear layer's three GEMMs (x W^T, dY W, dY^T X) reach different rates through a
   // reference BLAS (its loops differ by transposition): one entry per phase.
-  return {{"gemm", ModelForm::kGemmLike, threads},
-          {"gemm_bwd_data", ModelForm::kGemmLike, threads},
-          {"gemm_bwd_filter", ModelForm::kGemmLike, threads},
+  // A reference BLAS has no cache blocking: as a second structure, its GEMMs re-read an
+  // operand per result row, with a cache step on that operand's size (model/efficiency.h).
+  FitOptions unblocked = threads;
+  unblocked.name = "unblocked";
+  unblocked.unblocked = true;
+  unblocked.fit_cache = true;
+  unblocked.max_evaluations = 20000;  // compute is unseen when every row is memory-bound
+  return {{"gemm", ModelForm::kGemmLike, threads, {unblocked}},
+          {"gemm_bwd_data", ModelForm::kGemmLike, threads, {unblocked}},
+          {"gemm_bwd_filter", ModelForm::kGemmLike, threads, {unblocked}},
           {"conv", ModelForm::kGemmLike, conv, {conv_series}},
           // size sweeps from L1-resident to DRAM-resident operands
           memory_bound_plan("elementwise"),

@@ -165,6 +165,14 @@ TEST_CASE("the CPU plan takes the framework's im2col + GEMM thresholds", "[calib
   CHECK(conv.alternatives[0].gemm_pointwise_below_batch == 16);
   CHECK_FALSE(conv.alternatives[0].fit_cache);
   CHECK(find(cpu_plan(set), "pooling").form == ModelForm::kGemmLike);
+  // The linear-layer GEMMs: a blocked library, or one that re-reads an operand per row.
+  for (const char* key : {"gemm", "gemm_bwd_data", "gemm_bwd_filter"}) {
+    const ClassPlan p = find(cpu_plan(set), key);
+    CHECK_FALSE(p.options.unblocked);
+    REQUIRE(p.alternatives.size() == 1);
+    CHECK(p.alternatives[0].unblocked);
+    CHECK(p.alternatives[0].fit_cache);
+  }
 }
 
 TEST_CASE("framework_kernels.py runs through the installed framework", "[calibrate][cpu]") {

@@ -75,11 +75,12 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
   f.params.as_forward = 1.064;
   f.params.split_k = 0.517;
   f.params.memory_in_series = true;
+  f.params.unblocked = true;
   const std::string text = render_calibrated_device(kBase, {f}, {"fit"}, "test data");
   CHECK(text.find("conv: {compute: 0.9123, memory: 0.8, tile_m: 128, tile_min: 32, tile_max: 128, "
                   "tile_choice: waste, winograd: 2.4, winograd_algorithm: true, strided_work: "
-                  "0.48, as_forward: 1.064, split_k: 0.517, memory_in_series: true") !=
-        std::string::npos);
+                  "0.48, as_forward: 1.064, split_k: 0.517, memory_in_series: true, "
+                  "unblocked: true") != std::string::npos);
   const auto path = (fs::temp_directory_path() / "amdahl_writer_family_test.yaml").string();
   write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
   const hw::ClassEfficiency e = hw::load_device_file(path).efficiency.at("conv");
@@ -92,6 +93,7 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
   CHECK(e.as_forward == Approx(1.064));
   CHECK(e.split_k == Approx(0.517));
   CHECK(e.memory_in_series);
+  CHECK(e.unblocked);
   // The defaults: fill, Winograd as a factor.
   const hw::ClassEfficiency g = hw::load_device_file(path).efficiency.at("gemm");
   CHECK(g.tile_choice == hw::TileChoice::kFill);
@@ -99,6 +101,7 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
   CHECK(g.strided_work == 1);
   CHECK(g.as_forward == 0);
   CHECK_FALSE(g.memory_in_series);
+  CHECK_FALSE(g.unblocked);
 }
 
 TEST_CASE("a cache term is written and read back", "[calibrate][writer]") {

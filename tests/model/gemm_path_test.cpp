@@ -108,6 +108,64 @@ TEST_CASE("each im2col + GEMM direction is costed with the linear GEMM of its tr
   CHECK(model::as_gemm_op(op).phase == graphs::Phase::kForward);
 }
 
+TEST_CASE("an im2col + GEMM convolution carries the dims of its BLAS calls",
+          "[model][efficiency]") {
+  // 3x3 layer 64 -> 128 at 8 x 8 (P Q = 64), batch 4: per sample, forward K x PQ x CRS,
+  // data gradient CRS x PQ x K, filter gradient K x CRS x PQ (ConvolutionMM2d.cpp).
+  const std::int64_t n = 4, c = 64, k = 128, pq = 64, crs = 64 * 9;
+  graphs::Operator fwd = conv(n, c, 8, k, 3);
+  fwd.conv_output_elements = static_cast<double>(n * k * pq);
+  graphs::Operator data = fwd;
+  data.phase = graphs::Phase::kBackwardData;
+  data.gemm = {n * 8 * 8, c, k * 9, 1};  // the implicit GEMM over the input grid
+  graphs::Operator filter = fwd;
+  filter.phase = graphs::Phase::kBackwardWeight;
+  filter.gemm = {k, crs, n * pq, 1};
+  const auto dims = [](const graphs::Operator& op) {
+    const graphs::GemmDims g = model::as_gemm_op(op).gemm;
+    return std::vector<std::int64_t>{g.m, g.n, g.k, g.batch};
+  };
+  CHECK(dims(fwd) == std::vector<std::int64_t>{k, pq, crs, n});
+  CHECK(dims(data) == std::vector<std::int64_t>{crs, pq, k, n});
+  CHECK(dims(filter) == std::vector<std::int64_t>{k, crs, pq, n});
+  // The same MACs as the convolution in every direction.
+  for (const graphs::Operator* op : {&fwd, &data, &filter}) {
+    const graphs::GemmDims g = model::as_gemm_op(*op).gemm;
+    CHECK(2.0 * g.m * g.n * g.k * g.batch == Approx(fwd.flops).epsilon(kTight));
+  }
+}
+
+TEST_CASE("an unblocked library re-reads the n x k operand for every result row",
+          "[model][roofline]") {
+  // A linear layer 4096 -> 1024 at batch 32 (m 32, n 1024, k 4096): 16 MB of weight streamed
+  // 32 times, 512 MB, against the op's own 16.9 MB.
+  hw::DeviceSpec d = model::test::round_device();  // 1 TFLOP/s, 100 GB/s
+  d.kind = hw::DeviceKind::kCpu;
+  hw::ClassEfficiency e{0.5, 0.1};
+  e.unblocked = true;
+  d.efficiency["gemm"] = e;
+  graphs::Operator op;
+  op.op_class = graphs::OpClass::kGemm;
+  op.gemm = {32, 1024, 4096, 1};
+  op.flops = 2.0 * 32 * 1024 * 4096;
+  op.bytes_read = 4.0 * (32 * 4096 + 4096 * 1024);
+  op.bytes_written = 4.0 * 32 * 1024;
+  const model::MemoryTraffic t = model::memory_traffic(op, e);
+  CHECK(t.bytes == 4.0 * 32 * 1024 * 4096);
+  CHECK(t.cache_size == 4.0 * 1024 * 4096);
+  const model::Roofline flat(d);
+  CHECK(flat.estimate(op).memory_s == Approx(t.bytes / (100e9 * 0.1)).epsilon(kTight));
+  CHECK(flat.estimate(op).bound == model::Bound::kMemory);
+  // The cache step is keyed on the 16 MB operand: at cache_bytes = 16 MB, halfway to a 3x boost.
+  d.efficiency["gemm"].cache_boost = 3;
+  d.efficiency["gemm"].cache_bytes = 4.0 * 1024 * 4096;
+  const model::Roofline cached(d);
+  CHECK(cached.estimate(op).memory_s == Approx(t.bytes / (100e9 * 0.1 * 2)).epsilon(kTight));
+  // Without the flag: the op's own bytes.
+  e.unblocked = false;
+  CHECK(model::memory_traffic(op, e).bytes == op.bytes());
+}
+
 TEST_CASE("a fresh output above the allocation threshold pays its page faults",
           "[model][roofline]") {
   hw::DeviceSpec d = model::test::round_device();  // 100 GB/s
