@@ -296,6 +296,17 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
                    const FitOptions& options) {
   Problem problem;
   problem.op_class = op_class;
+  // The start never depends on the base's entry for this class, so calibrating a file that
+  // is already calibrated gives the same parameters again (the shipped files reproduce).
+  hw::ClassEfficiency start;
+  start.compute = base.efficiency_for("default").compute;
+  if (form == ModelForm::kGemmLike) {
+    start.narrow_max = options.narrow_max;
+    start.gemm_pointwise_below_batch = options.gemm_pointwise_below_batch;
+    start.gemm_single_max_input = options.gemm_single_max_input;
+    start.memory_in_series = options.memory_in_series;
+    start.unblocked = options.unblocked;
+  }
   if (form == ModelForm::kGemmLike) {
     problem.params = {Param::kCompute, Param::kMemory, Param::kKHalf, Param::kLatency};
     // Thread scaling is seen only across thread counts (0: all of the device's units);
@@ -341,10 +352,8 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   }
   if (options.fit_cache) {
     double smallest = std::numeric_limits<double>::infinity(), largest = 0;
-    hw::ClassEfficiency probe;
-    probe.unblocked = options.unblocked;
     for (const auto& s : train) {
-      const double size = model::memory_traffic(s.op, probe).cache_size;
+      const double size = model::memory_traffic(s.op, start).cache_size;
       smallest = std::min(smallest, size);
       largest = std::max(largest, size);
     }
@@ -369,17 +378,6 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
     problem.devices.push_back(device_at_threads(base, s.threads));
   }
 
-  // The start never depends on the base's entry for this class, so calibrating a file that
-  // is already calibrated gives the same parameters again (the shipped files reproduce).
-  hw::ClassEfficiency start;
-  start.compute = base.efficiency_for("default").compute;
-  if (form == ModelForm::kGemmLike) {
-    start.narrow_max = options.narrow_max;
-    start.gemm_pointwise_below_batch = options.gemm_pointwise_below_batch;
-    start.gemm_single_max_input = options.gemm_single_max_input;
-    start.memory_in_series = options.memory_in_series;
-    start.unblocked = options.unblocked;
-  }
   problem.fixed = start;
   problem.start.resize(static_cast<Eigen::Index>(problem.params.size()));
   for (std::size_t i = 0; i < problem.params.size(); ++i) {

@@ -266,7 +266,8 @@ double compute_efficiency(const graphs::Operator& op, const hw::DeviceSpec& devi
 }
 
 double memory_efficiency(const graphs::Operator& op, const hw::DeviceSpec& device) {
-  return memory_efficiency(op.bytes(), efficiency_of(op, device));
+  const hw::ClassEfficiency& e = efficiency_of(op, device);
+  return memory_efficiency(memory_traffic(op, e).cache_size, e);
 }
 
 }  // namespace amdahl::model

@@ -161,6 +161,8 @@ TEST_CASE("an unblocked library re-reads the n x k operand for every result row"
   d.efficiency["gemm"].cache_bytes = 4.0 * 1024 * 4096;
   const model::Roofline cached(d);
   CHECK(cached.estimate(op).memory_s == Approx(t.bytes / (100e9 * 0.1 * 2)).epsilon(kTight));
+  // The device-level lookup keys the step the same way.
+  CHECK(model::memory_efficiency(op, d) == Approx(0.1 * 2).epsilon(kTight));
   // Without the flag: the op's own bytes.
   e.unblocked = false;
   CHECK(model::memory_traffic(op, e).bytes == op.bytes());
