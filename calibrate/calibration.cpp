@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -99,20 +100,38 @@ std::vector<Sample> to_samples(const std::vector<Measurement>& rows) {
   return out;
 }
 
+namespace {
+
+constexpr const char* kResidualsHeader = "entry,split,measurement,measured_us,predicted_us,error\n";
+
+std::string residual_line(const std::string& entry, const char* split, const Residual& r) {
+  return fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.4f}\n", entry, split, r.label,
+                     r.measured_s * 1e6, r.predicted_s * 1e6,
+                     (r.predicted_s - r.measured_s) / r.measured_s);
+}
+
+}  // namespace
+
 std::string residuals_csv(const std::vector<ClassFit>& fits) {
-  std::string out = "entry,split,measurement,measured_us,predicted_us,error\n";
+  std::string out = kResidualsHeader;
   for (const auto& f : fits)
     for (const auto& r : f.residuals)
-      out += fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.4f}\n", f.op_class,
-                         r.held_out ? "held_out" : "train", r.label, r.measured_s * 1e6,
-                         r.predicted_s * 1e6, (r.predicted_s - r.measured_s) / r.measured_s);
+      out += residual_line(f.op_class, r.held_out ? "held_out" : "train", r);
+  return out;
+}
+
+std::string check_residuals_csv(const std::vector<EntryCheck>& checks) {
+  std::string out = kResidualsHeader;
+  for (const auto& c : checks)
+    for (const auto& r : c.residuals) out += residual_line(c.entry, "check", r);
   return out;
 }
 
 namespace {
 
 // Sum of squared log errors of `options`' fits over the kHoldOutEvery folds of `rows`, each
-// fold predicted by the fit without it.
+// fold predicted by the fit without it; infinite when some fold leaves too few rows to fit the
+// structure's parameters (a small grid cannot choose a structure it cannot fit).
 double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
                              const std::vector<Measurement>& rows, const hw::DeviceSpec& base,
                              const std::string& key) {
@@ -122,8 +141,11 @@ double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
     std::vector<Measurement> fit_rows, check_rows;
     for (std::size_t i = 0; i < rows.size(); ++i)
       (held[i] ? check_rows : fit_rows).push_back(rows[i]);
+    const std::vector<Sample> fit_samples = to_samples(fit_rows);
+    if (fit_samples.size() < free_parameter_count(plan.form, fit_samples, base, options) + 1u)
+      return std::numeric_limits<double>::infinity();
     const ClassFit fit =
-        fit_class(key, plan.form, to_samples(fit_rows), to_samples(check_rows), base, options);
+        fit_class(key, plan.form, fit_samples, to_samples(check_rows), base, options);
     for (const auto& r : fit.residuals)
       if (r.held_out) cost += std::pow(std::log(r.predicted_s / r.measured_s), 2);
   }
@@ -168,6 +190,37 @@ std::vector<CrossValidation> cross_validate(const MeasurementSet& set, const hw:
   return out;
 }
 
+namespace {
+
+bool planned(const std::vector<ClassPlan>& plan, const std::string& key) {
+  for (const auto& p : plan)
+    if (p.op_class == key) return true;
+  return false;
+}
+
+// The entry a row is fitted into: its phase entry (conv_bwd_data, ...) when the plan has one,
+// else its class, with the suffix of a tensor-core precision ("gemm.fp16",
+// model/efficiency.h); empty for a row of a class the plan does not fit.
+std::string entry_key(const Measurement& m, const std::vector<ClassPlan>& plan) {
+  if (!planned(plan, m.op_class)) return {};
+  const graphs::Operator op = to_operator(m);
+  const std::string phase_key = model::phase_efficiency_key(op);
+  return (planned(plan, phase_key) ? phase_key : m.op_class) + model::precision_suffix(op);
+}
+
+// Every entry the plan fits, in plan order, each followed by its precision variants.
+std::vector<std::pair<const ClassPlan*, std::string>> plan_entries(
+    const std::vector<ClassPlan>& plan) {
+  std::vector<std::string> suffixes{""};
+  for (Precision p : tensor_core_precisions()) suffixes.push_back(precision_suffix(p));
+  std::vector<std::pair<const ClassPlan*, std::string>> out;
+  for (const auto& p : plan)
+    for (const std::string& suffix : suffixes) out.push_back({&p, p.op_class + suffix});
+  return out;
+}
+
+}  // namespace
+
 MeasurementSet prefer_framework_rows(const MeasurementSet& set,
                                      std::map<std::string, int>* left_out) {
   std::set<std::string> framework_classes;
@@ -191,43 +244,48 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
   Calibration result;
   result.device = base;
   std::map<std::string, std::vector<Measurement>> train_rows, held_rows;
-  const auto planned = [&](const std::string& key) {
-    for (const auto& p : plan)
-      if (p.op_class == key) return true;
-    return false;
-  };
-  // A row goes to its phase entry (conv_bwd_data, ...) when the plan has one, else to its
-  // class, and a matrix-class row at a tensor-core precision to that entry's precision variant
-  // ("gemm.fp16", model/efficiency.h); the held-out rule is applied per class before the split.
+  // the held-out rule is applied per class before the split
   for (std::size_t i = 0; i < set.rows.size(); ++i) {
-    const Measurement& m = set.rows[i];
-    std::string key = m.op_class;
-    const bool used = planned(m.op_class);
-    if (used) {
-      const graphs::Operator op = to_operator(m);
-      const std::string phase_key = model::phase_efficiency_key(op);
-      if (planned(phase_key)) key = phase_key;
-      key += model::precision_suffix(op);
-    }
-    (held[i] ? held_rows : train_rows)[key].push_back(m);
-    (used ? result.rows_used : result.rows_ignored) += 1;
+    const std::string key = entry_key(set.rows[i], plan);
+    (held[i] ? held_rows : train_rows)[key.empty() ? set.rows[i].op_class : key].push_back(
+        set.rows[i]);
+    (key.empty() ? result.rows_ignored : result.rows_used) += 1;
   }
-  std::vector<std::string> suffixes{""};
-  for (Precision p : tensor_core_precisions()) suffixes.push_back(precision_suffix(p));
-  for (const auto& p : plan)
-    for (const std::string& suffix : suffixes) {
-      const std::string key = p.op_class + suffix;
-      if (!train_rows.count(key) && !held_rows.count(key)) continue;
-      const std::vector<Sample> train = to_samples(train_rows[key]);
-      const std::vector<Sample> held_out = to_samples(held_rows[key]);
-      // Fitted on the device as calibrated so far: conv_bwd_data's as_forward rows are costed
-      // by the `conv` entry fitted before it.
-      const FitOptions& options = select_structure(p, train_rows[key], result.device, key);
-      ClassFit fit = fit_class(key, p.form, train, held_out, result.device, options);
-      result.device.efficiency[key] = fit.params;
-      result.fits.push_back(std::move(fit));
-    }
+  for (const auto& [p, key] : plan_entries(plan)) {
+    if (!train_rows.count(key) && !held_rows.count(key)) continue;
+    const std::vector<Sample> train = to_samples(train_rows[key]);
+    const std::vector<Sample> held_out = to_samples(held_rows[key]);
+    // Fitted on the device as calibrated so far: conv_bwd_data's as_forward rows are costed
+    // by the `conv` entry fitted before it.
+    const FitOptions& options = select_structure(*p, train_rows[key], result.device, key);
+    ClassFit fit = fit_class(key, p->form, train, held_out, result.device, options);
+    result.device.efficiency[key] = fit.params;
+    result.fits.push_back(std::move(fit));
+  }
   return result;
+}
+
+std::vector<EntryCheck> check_device(const MeasurementSet& set, const hw::DeviceSpec& device,
+                                     const std::vector<ClassPlan>& plan) {
+  std::map<std::string, std::vector<Measurement>> rows;
+  for (const auto& m : set.rows) {
+    const std::string key = entry_key(m, plan);
+    if (!key.empty()) rows[key].push_back(m);
+  }
+  std::vector<EntryCheck> out;
+  for (const auto& [p, key] : plan_entries(plan)) {
+    if (!rows.count(key)) continue;
+    EntryCheck check{key, {}, {}};
+    std::vector<double> errors;
+    for (const Sample& s : to_samples(rows[key])) {
+      const double predicted = predict_time(s, device);
+      check.residuals.push_back({s.label, false, s.time_s, predicted});
+      errors.push_back((predicted - s.time_s) / s.time_s);
+    }
+    check.errors = summarize_errors(errors);
+    out.push_back(std::move(check));
+  }
+  return out;
 }
 
 }  // namespace amdahl::calibrate

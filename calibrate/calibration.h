@@ -21,7 +21,9 @@ struct ClassPlan {
   // Other model structures for the class. With alternatives, every structure (options
   // first) is scored by 5-fold cross-validation on the training rows alone (folds as
   // holdout.h's, over the training shapes): the one with the lowest held-in-turn cost (sum of
-  // squared log errors) is fitted. The held-out rows never take part in the choice.
+  // squared log errors) is fitted; a structure that some fold leaves with fewer rows than its
+  // parameters + 1 is not chosen (all such: `options`). The held-out rows never take part in
+  // the choice.
   std::vector<FitOptions> alternatives;
 };
 
@@ -82,5 +84,19 @@ struct CrossValidation {
 };
 std::vector<CrossValidation> cross_validate(const MeasurementSet& set, const hw::DeviceSpec& base,
                                             const std::vector<ClassPlan>& plan);
+
+// A device file checked against measurements it was not fitted to (`calibrate --check`):
+// every row of a planned class goes to the entry calibrate_device would fit it into and is
+// predicted by `device` as it is (an entry the device lacks falls back as in predictions,
+// model/efficiency.h). Nothing is fitted; entries in plan order, then precision.
+struct EntryCheck {
+  std::string entry;
+  ErrorStats errors;
+  std::vector<Residual> residuals;  // held_out is false for every one
+};
+std::vector<EntryCheck> check_device(const MeasurementSet& set, const hw::DeviceSpec& device,
+                                     const std::vector<ClassPlan>& plan);
+// Every checked row as CSV, in residuals_csv's columns with split `check`.
+std::string check_residuals_csv(const std::vector<EntryCheck>& checks);
 
 }  // namespace amdahl::calibrate

@@ -291,14 +291,22 @@ ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::Devic
   return summarize_errors(errors);
 }
 
-ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vector<Sample>& train,
-                   const std::vector<Sample>& held_out, const hw::DeviceSpec& base,
-                   const FitOptions& options) {
-  Problem problem;
-  problem.op_class = op_class;
-  // The start never depends on the base's entry for this class, so calibrating a file that
-  // is already calibrated gives the same parameters again (the shipped files reproduce).
+namespace {
+
+// The starting entry of a fit (never the base's entry for the class, so that calibrating a
+// file that is already calibrated gives the same parameters again: the shipped files
+// reproduce), and the parameters `train` lets it fit, with the cache step's upper bound.
+struct Setup {
   hw::ClassEfficiency start;
+  std::vector<Param> params;
+  double cache_bytes_max = 0;
+};
+
+Setup setup_fit(ModelForm form, const std::vector<Sample>& train, const hw::DeviceSpec& base,
+                const FitOptions& options) {
+  Setup setup;
+  hw::ClassEfficiency& start = setup.start;
+  std::vector<Param>& params = setup.params;
   start.compute = base.efficiency_for("default").compute;
   if (form == ModelForm::kGemmLike) {
     start.narrow_max = options.narrow_max;
@@ -306,49 +314,46 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
     start.gemm_single_max_input = options.gemm_single_max_input;
     start.memory_in_series = options.memory_in_series;
     start.unblocked = options.unblocked;
-  }
-  if (form == ModelForm::kGemmLike) {
-    problem.params = {Param::kCompute, Param::kMemory, Param::kKHalf, Param::kLatency};
+    params = {Param::kCompute, Param::kMemory, Param::kKHalf, Param::kLatency};
     // Thread scaling is seen only across thread counts (0: all of the device's units);
     // framework rows all run at the framework's own count.
     std::set<int> threads;
     for (const auto& s : train) threads.insert(s.threads > 0 ? s.threads : base.parallel_units);
-    if (options.fit_thread_scaling && threads.size() > 1)
-      problem.params.push_back(Param::kThreadScaling);
-    if (options.tile_set) problem.params.push_back(Param::kTileReuseHalf);
+    if (options.fit_thread_scaling && threads.size() > 1) params.push_back(Param::kThreadScaling);
+    if (options.tile_set) params.push_back(Param::kTileReuseHalf);
     if (options.narrow_max > 0) {
       bool narrow = false;
       for (const auto& s : train)
         narrow = narrow ||
                  (!s.op.gemm.empty() && std::min(s.op.gemm.m, s.op.gemm.n) <= options.narrow_max);
-      if (narrow) problem.params.push_back(Param::kNarrowCompute);
+      if (narrow) params.push_back(Param::kNarrowCompute);
     }
     if (options.fit_strided_work) {
       bool strided = false;
       for (const auto& s : train)
         strided = strided || (s.op.phase == graphs::Phase::kBackwardData && s.op.conv_stride > 1);
-      if (strided) problem.params.push_back(Param::kStridedWork);
+      if (strided) params.push_back(Param::kStridedWork);
     }
     // Data gradients that run as forward convolutions are costed by the `conv` entry: their
     // ratio is fitted here, and they take no part in this entry's Winograd.
     bool as_forward = false;
     if (options.data_grad_as_forward)
       for (const auto& s : train) as_forward = as_forward || model::can_run_as_forward(s.op);
-    if (as_forward) problem.params.push_back(Param::kAsForward);
+    if (as_forward) params.push_back(Param::kAsForward);
     if (options.fit_split_k) {
       bool gemm_like = false;
       for (const auto& s : train) gemm_like = gemm_like || !s.op.gemm.empty();
-      if (gemm_like) problem.params.push_back(Param::kSplitK);
+      if (gemm_like) params.push_back(Param::kSplitK);
     }
     if (options.fit_winograd) {
       bool eligible = false;
       for (const auto& s : train)
         eligible = eligible || (model::is_winograd_eligible(s.op) &&
                                 !(as_forward && model::can_run_as_forward(s.op)));
-      if (eligible) problem.params.push_back(Param::kWinograd);
+      if (eligible) params.push_back(Param::kWinograd);
     }
   } else {
-    problem.params = {Param::kMemory, Param::kLatency};
+    params = {Param::kMemory, Param::kLatency};
   }
   if (options.fit_cache) {
     double smallest = std::numeric_limits<double>::infinity(), largest = 0;
@@ -359,10 +364,29 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
     }
     const double span = options.unblocked ? kCacheStepInside : kCacheSpan;
     if (smallest > 0 && largest >= span * smallest) {
-      problem.params.insert(problem.params.end(), {Param::kCacheBoost, Param::kCacheBytes});
-      problem.cache_bytes_max = largest / kCacheStepInside;
+      params.insert(params.end(), {Param::kCacheBoost, Param::kCacheBytes});
+      setup.cache_bytes_max = largest / kCacheStepInside;
     }
   }
+  return setup;
+}
+
+}  // namespace
+
+int free_parameter_count(ModelForm form, const std::vector<Sample>& train,
+                         const hw::DeviceSpec& base, const FitOptions& options) {
+  return static_cast<int>(setup_fit(form, train, base, options).params.size());
+}
+
+ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vector<Sample>& train,
+                   const std::vector<Sample>& held_out, const hw::DeviceSpec& base,
+                   const FitOptions& options) {
+  Problem problem;
+  problem.op_class = op_class;
+  const Setup setup = setup_fit(form, train, base, options);
+  const hw::ClassEfficiency& start = setup.start;
+  problem.params = setup.params;
+  problem.cache_bytes_max = setup.cache_bytes_max;
   if (train.size() < problem.params.size() + 1)
     throw UserError(fmt::format(
         "calibration of '{}' needs at least {} training measurements to fit {} parameters (got "

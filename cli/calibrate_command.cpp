@@ -43,6 +43,7 @@ struct CalibrateOptions {
   bool cross_validate = false;
   std::string link_base;
   std::string link_out;
+  std::string check;
 };
 
 std::string percent(double v) { return fmt::format("{:.1f}%", 100 * v); }
@@ -142,13 +143,44 @@ void require(const std::string& value, const char* option, const char* why) {
   if (value.empty()) throw UserError(fmt::format("{} is required {}", option, why));
 }
 
+// --check: `o.check` predicts every row as it is; per-entry errors, nothing fitted or written
+// but the residuals.
+void run_check(const CalibrateOptions& o, const calibrate::MeasurementSet& set,
+               const hw::DeviceSpec& device, const std::string& source) {
+  const auto checks = calibrate::check_device(set, device, plan_for(device, set));
+  if (checks.empty())
+    throw UserError(
+        fmt::format("--check: {} has no rows of a class {} is fitted in", source, o.check));
+  Table t({"entry", "rows", "median |err|", "p90 |err|", "max |err|", "mean signed err"});
+  std::vector<double> all;
+  for (const auto& c : checks) {
+    t.add({c.entry, std::to_string(c.errors.count), percent(c.errors.median_abs),
+           percent(c.errors.p90_abs), percent(c.errors.max_abs),
+           fmt::format("{:+.1f}%", 100 * c.errors.mean_signed)});
+    for (const auto& r : c.residuals) all.push_back((r.predicted_s - r.measured_s) / r.measured_s);
+  }
+  const calibrate::ErrorStats total = calibrate::summarize_errors(all);
+  t.add({"all", std::to_string(total.count), percent(total.median_abs), percent(total.p90_abs),
+         percent(total.max_abs), fmt::format("{:+.1f}%", 100 * total.mean_signed)});
+  std::cout << fmt::format(
+      "{} checked against {}: every row predicted by the file as it is, nothing fitted; error = "
+      "(predicted - measured) / measured, + = predicted too slow\n",
+      o.check, source);
+  t.print(std::cout);
+  if (o.residuals.empty()) return;
+  calibrate::write_file_atomically(o.residuals, calibrate::check_residuals_csv(checks));
+  std::cout << fmt::format("wrote {}\n", o.residuals);
+}
+
 void run_deepbench(const CalibrateOptions& o) {
   require(o.dataset, "--dataset", "with --from-deepbench");
-  require(o.base, "--base", "with --from-deepbench (the device file to calibrate)");
-  require(o.out, "--out", "with --from-deepbench");
+  if (o.check.empty()) {
+    require(o.base, "--base", "with --from-deepbench (the device file to calibrate)");
+    require(o.out, "--out", "with --from-deepbench");
+  }
   calibrate::MeasurementSet set =
       calibrate::read_deepbench(o.deepbench_dir, o.dataset, o.precision);
-  const hw::DeviceSpec target = hw::load_device_file(o.base);
+  const hw::DeviceSpec target = hw::load_device_file(o.check.empty() ? o.base : o.check);
   const std::string measured_path =
       !o.measured_device.empty()
           ? o.measured_device
@@ -156,6 +188,10 @@ void run_deepbench(const CalibrateOptions& o) {
                 .string();
   const hw::DeviceSpec measured = hw::load_device_file(measured_path);
   calibrate::adjust_for_clock(set, measured, target);
+  if (!o.check.empty())
+    return run_check(o, set, target,
+                     fmt::format("DeepBench {} {} (measured on {}, adjusted to {})", o.dataset,
+                                 o.precision, measured.model, target.model));
   const calibrate::Calibration c = calibrate::calibrate_device(set, target, calibrate::gpu_plan());
   print_report(std::cout, c);
   print_cross_validation(o, set, target);
@@ -207,12 +243,15 @@ void print_link_report(std::ostream& out, const std::vector<calibrate::CopyCurve
 }
 
 void run_measurements(const CalibrateOptions& o) {
-  require(o.base, "--base", "with --measurements (the device file to calibrate)");
-  require(o.out, "--out", "with --measurements");
+  if (o.check.empty()) {
+    require(o.base, "--base", "with --measurements (the device file to calibrate)");
+    require(o.out, "--out", "with --measurements");
+  }
   if (!o.link_out.empty()) require(o.link_base, "--link-base", "with --link-out");
   std::map<std::string, int> left_out;
   const calibrate::MeasurementSet set =
       calibrate::prefer_framework_rows(calibrate::read_measurements(o.measurements), &left_out);
+  if (!o.check.empty()) return run_check(o, set, hw::load_device_file(o.check), o.measurements);
   for (const auto& [op_class, rows] : left_out)
     std::cout << fmt::format(
         "{}: {} library rows not fitted (the class has rows measured through a framework, "
@@ -316,6 +355,13 @@ void register_calibrate(CLI::App& app) {
       cmd->add_flag("--cross-validate", o->cross_validate,
                     "--from-deepbench, --measurements: also fit once per fold of shapes and report "
                     "the error of every shape predicted without it (5x the fitting time)");
+  auto* check = cmd->add_option("--check", o->check,
+                                "--from-deepbench, --measurements: predict every measurement "
+                                "with this device file as it is and report the errors per "
+                                "entry; nothing is fitted or written (but --residuals)")
+                    ->check(CLI::ExistingFile);
+  check->excludes(target)->excludes(cv)->excludes(link_base)->excludes(link_out);
+  check->excludes("--out")->excludes("--base");
   target->excludes(db)->excludes(ms)->excludes(cv)->excludes(link_base)->excludes(link_out);
   db->excludes(link_base)->excludes(link_out);
   db->excludes(ms);

@@ -38,6 +38,25 @@ if(NOT produced STREQUAL shipped)
                       "(${WORK}/p100.yaml)")
 endif()
 
+# --check: the shipped file predicts DeepBench's rows as it is (its own dataset here: every
+# entry, 601 rows, one residual line each with split "check"); nothing is written but them.
+execute_process(
+  COMMAND ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench --dataset P100_baidu_2018
+          --check ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml --residuals ${WORK}/check.csv
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(STRINGS ${WORK}/check.csv check_lines REGEX ",check,")
+list(LENGTH check_lines check_count)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "nothing fitted" OR NOT out MATCHES "\nconv_bwd_filter +94 "
+   OR NOT out MATCHES "\nall +601 " OR NOT check_count EQUAL 601)
+  message(FATAL_ERROR "calibrate --check (${rc}, ${check_count} residual lines): ${out} ${err}")
+endif()
+expect_failure("--check with --out"
+  ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench --dataset P100_baidu_2018
+  --check ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml --out ${WORK}/never.yaml)
+if(NOT last_error MATCHES "--out excludes --check" OR EXISTS ${WORK}/never.yaml)
+  message(FATAL_ERROR "--check with --out: ${last_error}")
+endif()
+
 # A CPU's measurements refit through --measurements with the CPU plan (framework rows first,
 # the framework's im2col + GEMM thresholds, the cache step chosen for elementwise, fresh
 # allocations), chosen by the base
