@@ -10,6 +10,7 @@
 #include "calibrate/holdout.h"
 #include "calibrate/measured_op.h"
 #include "model/efficiency.h"
+#include "util/error.h"
 
 namespace amdahl::calibrate {
 
@@ -131,7 +132,8 @@ namespace {
 
 // Sum of squared log errors of `options`' fits over the kHoldOutEvery folds of `rows`, each
 // fold predicted by the fit without it; infinite when some fold leaves too few rows to fit the
-// structure's parameters (a small grid cannot choose a structure it cannot fit).
+// structure's parameters (a small grid cannot choose a structure it cannot fit) or its fit
+// does not converge on some fold.
 double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
                              const std::vector<Measurement>& rows, const hw::DeviceSpec& base,
                              const std::string& key) {
@@ -144,8 +146,12 @@ double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
     const std::vector<Sample> fit_samples = to_samples(fit_rows);
     if (fit_samples.size() < free_parameter_count(plan.form, fit_samples, base, options) + 1u)
       return std::numeric_limits<double>::infinity();
-    const ClassFit fit =
-        fit_class(key, plan.form, fit_samples, to_samples(check_rows), base, options);
+    ClassFit fit;
+    try {
+      fit = fit_class(key, plan.form, fit_samples, to_samples(check_rows), base, options);
+    } catch (const UserError&) {  // no convergence on this fold: not a structure to choose
+      return std::numeric_limits<double>::infinity();
+    }
     for (const auto& r : fit.residuals)
       if (r.held_out) cost += std::pow(std::log(r.predicted_s / r.measured_s), 2);
   }

@@ -22,8 +22,8 @@ struct ClassPlan {
   // first) is scored by 5-fold cross-validation on the training rows alone (folds as
   // holdout.h's, over the training shapes): the one with the lowest held-in-turn cost (sum of
   // squared log errors) is fitted; a structure that some fold leaves with fewer rows than its
-  // parameters + 1 is not chosen (all such: `options`). The held-out rows never take part in
-  // the choice.
+  // parameters + 1, or whose fit does not converge on some fold, is not chosen (all such:
+  // `options`). The held-out rows never take part in the choice.
   std::vector<FitOptions> alternatives;
 };
 

@@ -314,6 +314,15 @@ Setup setup_fit(ModelForm form, const std::vector<Sample>& train, const hw::Devi
     start.gemm_single_max_input = options.gemm_single_max_input;
     start.memory_in_series = options.memory_in_series;
     start.unblocked = options.unblocked;
+  }
+  if (form == ModelForm::kGemmLike && options.unblocked) {
+    // Every row streams m n k elements for 2 m n k FLOPs (half a FLOP per byte): memory binds
+    // at any compute fraction, which the rows cannot see and so do not set. The full peak at
+    // any depth (k_half 0) keeps the compute roof out of the way.
+    start.compute = 1;
+    start.k_half = 0;
+    params = {Param::kMemory, Param::kLatency};
+  } else if (form == ModelForm::kGemmLike) {
     params = {Param::kCompute, Param::kMemory, Param::kKHalf, Param::kLatency};
     // Thread scaling is seen only across thread counts (0: all of the device's units);
     // framework rows all run at the framework's own count.
