@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
@@ -232,6 +233,23 @@ class Lowerer {
     }
   }
 
+  // A layer with `inplace: true` writes over its first input, which no later layer may then
+  // read (the framework would read the overwritten values).
+  void check_not_overwritten(const Layer& layer, const LayerKind& kind,
+                             const std::vector<std::string>& input_names) {
+    for (const auto& name : input_names)
+      if (const auto it = overwritten_.find(name); it != overwritten_.end())
+        throw UserError(fmt::format(
+            "{}: input '{}' was overwritten by the in-place layer '{}' before it (inplace: "
+            "true); read that layer's output, or set inplace: false there",
+            layer.error_prefix(), name, it->second));
+    const bool declares_inplace =
+        std::any_of(kind.params.begin(), kind.params.end(),
+                    [](const ParamDecl& p) { return p.name == "inplace"; });
+    if (declares_inplace && layer.get_bool("inplace") && !input_names.empty())
+      overwritten_[input_names.front()] = layer.name;
+  }
+
   void forward(const Layer& layer, bool autocast = true) {
     const LayerKind& kind = layer_registry().get(layer.kind);
     if (kind.is_loss && !training_) return;
@@ -242,6 +260,7 @@ class Lowerer {
       else if (!net_.inputs.empty())
         rec.input_names.push_back(net_.inputs.front().name);
     }
+    check_not_overwritten(layer, kind, rec.input_names);
     std::optional<DType> run_dtype;
     if (autocast && mixed()) run_dtype = apply_autocast(layer, kind, rec.input_names);
     const int n = static_cast<int>(rec.input_names.size());
@@ -491,6 +510,7 @@ class Lowerer {
   std::vector<LayerRecord> records_;
   std::deque<Layer> synthesized_;  // cast layers inserted by autocast (stable addresses)
   std::string previous_;
+  std::map<std::string, std::string> overwritten_;  // tensor -> the in-place layer that did
   int micro_ = 0;
 };
 

@@ -34,10 +34,11 @@ MemoryFootprint memory_footprint(const LoweredNetwork& net) {
       m.weights_bytes += op.bytes_written;
       continue;
     }
+    const double own_output = op.in_place ? 0 : op.bytes_written;  // in place: the input's
     if (training) {
-      m.activations_bytes += op.bytes_written;
+      m.activations_bytes += own_output;
     } else {
-      double live = op.bytes_written;
+      double live = own_output;
       for (const Shape& s : op.input_shapes)
         live += static_cast<double>(elements(s)) * dtype_bytes(op.dtype);
       m.activations_bytes = std::max(m.activations_bytes, live);

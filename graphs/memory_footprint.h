@@ -6,10 +6,10 @@
 //   gradients        training: one fp32 gradient per parameter
 //   optimizer state  training: the optimizer's state tensors (optimizer.h) at 4 bytes
 //   activations      training: every forward op's output, kept until the backward pass
-//                    (what frameworks save without recomputation; views cost nothing,
-//                    in-place activations are not modelled); the network inputs on the
-//                    device included. Inference: the largest live set of one op, its inputs
-//                    plus its output.
+//                    (what frameworks save without recomputation; views and in-place
+//                    layers, whose output takes its input's storage, cost nothing); the
+//                    network inputs on the device included. Inference: the largest live set
+//                    of one op, its inputs plus its output (unless in place).
 //   workspace        an estimate: the largest output of one GEMM-like op (conv, gemm, rnn,
 //                    attention), the size of scratch a split-K GEMM or a Winograd / FFT
 //                    convolution algorithm asks for

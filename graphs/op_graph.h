@@ -35,6 +35,10 @@ struct Operator {
   double flops = 0;          // floating-point operations (1 FMA = 2)
   double bytes_read = 0;     // minimum bytes read
   double bytes_written = 0;  // minimum bytes written
+  // Writes its output into its first input's storage (PyTorch's inplace=True activations and
+  // `out += identity`): no new tensor, so no fresh allocation (model/roofline.cpp) and no
+  // memory of its own (memory_footprint.h).
+  bool in_place = false;
   GemmDims gemm;
   // Convolutions: the filter size (r = s assumed square when equal, else 0) and the stride,
   // both 0 when not a convolution (efficiency models use them for Winograd eligibility).

@@ -97,14 +97,14 @@ void Roofline::resolve_specific_entries(const hw::DeviceSpec& device) {
 
 namespace {
 // The bytes an op allocates fresh from the OS (hw::AllocationSpec): its output when larger
-// than `above` (optimizer updates write in place). A convolution run by the library on a CPU
-// framework (not as im2col + GEMM, which writes the framework's tensor directly) also has the
-// library convert layouts: every activation it reads (X, dY) into a new buffer in its own
-// layout, and every activation it produces (Y, dX) into a new buffer that is then converted
-// into the framework's new output tensor (oneDNN on PyTorch's NCHW tensors). Each buffer
+// than `above` (optimizer updates and in-place layers write into existing tensors). A convolution
+// run by the library on a CPU framework (not as im2col + GEMM, which writes the framework's tensor
+// directly) also has the library convert layouts: every activation it reads (X, dY) into a new
+// buffer in its own layout, and every activation it produces (Y, dX) into a new buffer that is then
+// converted into the framework's new output tensor (oneDNN on PyTorch's NCHW tensors). Each buffer
 // larger than `above` counts.
 double fresh_bytes(const graphs::Operator& op, double above) {
-  if (op.op_class == graphs::OpClass::kOptimizer) return 0;
+  if (op.op_class == graphs::OpClass::kOptimizer || op.in_place) return 0;
   const auto fresh = [&](double bytes) { return bytes > above ? bytes : 0.0; };
   if (op.op_class != graphs::OpClass::kConv || op.conv_batch <= 0) return fresh(op.bytes_written);
   const double e = graphs::dtype_bytes(op.dtype);

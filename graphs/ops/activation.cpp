@@ -16,9 +16,14 @@ LayerKind activation(std::string name, std::string summary, double fwd_flops, do
       .name = std::move(name),
       .summary = std::move(summary),
       .op_class = OpClass::kElementwise,
+      .params = {inplace_param()},
       .infer = same_as_input,
-      .forward = [fwd_flops](
-                     ForwardContext& ctx) { ctx.emit(elementwise_forward(ctx, "fwd", fwd_flops)); },
+      .forward =
+          [fwd_flops](ForwardContext& ctx) {
+            Operator op = elementwise_forward(ctx, "fwd", fwd_flops);
+            op.in_place = ctx.layer.get_bool("inplace");
+            ctx.emit(std::move(op));
+          },
       .backward =
           [bwd_flops](BackwardContext& ctx) {
             if (ctx.needs_input_grad(0))
@@ -96,12 +101,15 @@ void register_activation_ops(LayerRegistry& r) {
       .name = "add",
       .summary = "elementwise sum of inputs of one shape (residual connections)",
       .op_class = OpClass::kElementwise,
+      .params = {inplace_param()},
       .min_inputs = 2,
       .max_inputs = -1,
       .infer = add_infer,
       .forward =
           [](ForwardContext& ctx) {
-            ctx.emit(elementwise_forward(ctx, "fwd", d(ctx.inputs.size()) - 1));
+            Operator op = elementwise_forward(ctx, "fwd", d(ctx.inputs.size()) - 1);
+            op.in_place = ctx.layer.get_bool("inplace");
+            ctx.emit(std::move(op));
           },
       .backward =
           [](BackwardContext& ctx) {

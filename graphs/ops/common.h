@@ -28,6 +28,12 @@ inline ParamDecl bool_param(std::string name, std::string description, std::stri
   return ParamDecl{std::move(name), ParamType::kBool,       false,
                    std::move(def),  std::move(description), {}};
 }
+// `inplace` of the layers that may write their output over their first input.
+inline ParamDecl inplace_param() {
+  return bool_param("inplace",
+                    "write the output over the first input (PyTorch inplace=True): no new tensor",
+                    "false");
+}
 inline ParamDecl choice_param(std::string name, std::vector<std::string> choices,
                               std::string description, std::string def) {
   return ParamDecl{std::move(name), ParamType::kChoice,     def.empty(),

@@ -117,3 +117,22 @@ TEST_CASE("shape mismatch names the layer", "[graphs][lower]") {
   CHECK_THROWS_WITH(lower(net, {.mode = Mode::kInfer}),
                     Catch::Contains("layer 'sum' (add)") && Catch::Contains("same shape"));
 }
+
+TEST_CASE("an in-place layer's input may not be read after it", "[graphs][lower]") {
+  // residual_mlp's sum = relu + fc2, written over relu's output, its last reader: allowed.
+  BoundNetwork net = residual_mlp(OptimizerKind::kSgd);
+  net.layers[3].params["inplace"] = true;
+  const LoweredNetwork ok = lower(net, {.mode = Mode::kTrain});
+  bool marked = false;
+  for (OpId id = 0; id < ok.graph.size(); ++id)
+    marked = marked || (ok.graph.op(id).name == "sum.fwd" && ok.graph.op(id).in_place);
+  CHECK(marked);
+  // A layer after the sum that reads relu would read the overwritten values: an error.
+  net.layers.insert(net.layers.begin() + 4,
+                    test::with_defaults(test::layer("late", "linear", {"relu"},
+                                                    {{"out_features", std::int64_t{16}}})));
+  CHECK_THROWS_WITH(
+      lower(net, {.mode = Mode::kTrain}),
+      Catch::Contains("layer 'late' (linear)") &&
+          Catch::Contains("input 'relu' was overwritten by the in-place layer 'sum'"));
+}

@@ -11,7 +11,8 @@ using namespace amdahl::graphs;
 
 namespace {
 // x [8, 16] -> fc1 (16 -> 32) -> relu -> fc2 (32 -> 4) -> softmax cross-entropy; momentum.
-BoundNetwork mlp() {
+// With relu_in_place, the relu writes over fc1's output (PyTorch's ReLU(inplace=True)).
+BoundNetwork mlp(bool relu_in_place = false) {
   BoundNetwork net;
   net.name = "mlp";
   net.optimizer = OptimizerKind::kMomentum;
@@ -19,7 +20,7 @@ BoundNetwork mlp() {
   net.inputs.push_back({"labels", TensorInfo{{8}, DType::kI64}});
   auto add = [&](Layer l) { net.layers.push_back(test::with_defaults(std::move(l))); };
   add(test::layer("fc1", "linear", {"x"}, {{"out_features", std::int64_t{32}}}));
-  add(test::layer("relu", "relu", {"fc1"}, {}));
+  add(test::layer("relu", "relu", {"fc1"}, {{"inplace", relu_in_place}}));
   add(test::layer("fc2", "linear", {"relu"}, {{"out_features", std::int64_t{4}}}));
   add(test::layer("loss", "softmax_cross_entropy", {"fc2", "labels"}, {}));
   return net;
@@ -46,4 +47,14 @@ TEST_CASE("inference keeps weights and one op's live set only", "[graphs][memory
   CHECK(m.optimizer_state_bytes == 0);
   // The largest live set: relu reads fc1's [8, 32] and writes [8, 32]: 2 x 1024 bytes.
   CHECK(m.activations_bytes == Approx(2048));
+}
+
+TEST_CASE("an in-place layer's output takes no memory of its own", "[graphs][memory]") {
+  // The relu's [8, 32] output (1024 bytes) lives in fc1's storage.
+  const MemoryFootprint train = lower(mlp(), {.mode = Mode::kTrain}).memory;
+  const MemoryFootprint train_in_place = lower(mlp(true), {.mode = Mode::kTrain}).memory;
+  CHECK(train.activations_bytes - train_in_place.activations_bytes == Approx(1024));
+  // Inference: the relu's live set is fc1's output alone, so fc2's (its 1024-byte input and
+  // 128-byte output) and fc1's (512 + 1024) are the largest: 1536.
+  CHECK(lower(mlp(true), {.mode = Mode::kInfer}).memory.activations_bytes == Approx(1536));
 }

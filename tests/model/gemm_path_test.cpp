@@ -188,6 +188,11 @@ TEST_CASE("a fresh output above the allocation threshold pays its page faults",
   update.op_class = graphs::OpClass::kOptimizer;
   update.bytes_written = 64e6;
   CHECK(roofline.estimate(update).allocation_s == 0);
+  graphs::Operator relu_ = add;  // PyTorch's ReLU(inplace=True): into its input's storage
+  relu_.bytes_written = 64e6;
+  relu_.in_place = true;
+  CHECK(roofline.estimate(relu_).allocation_s == 0);
+  CHECK(roofline.estimate(relu_).time_s == Approx(192e6 / 100e9).epsilon(kTight));
 }
 
 TEST_CASE("a library convolution on a CPU framework also allocates its layout buffers",
