@@ -143,13 +143,10 @@ double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
     std::vector<Measurement> fit_rows, check_rows;
     for (std::size_t i = 0; i < rows.size(); ++i)
       (held[i] ? check_rows : fit_rows).push_back(rows[i]);
-    const std::vector<Sample> fit_samples = to_samples(fit_rows);
-    if (fit_samples.size() < free_parameter_count(plan.form, fit_samples, base, options) + 1u)
-      return std::numeric_limits<double>::infinity();
     ClassFit fit;
     try {
-      fit = fit_class(key, plan.form, fit_samples, to_samples(check_rows), base, options);
-    } catch (const UserError&) {  // no convergence on this fold: not a structure to choose
+      fit = fit_class(key, plan.form, to_samples(fit_rows), to_samples(check_rows), base, options);
+    } catch (const UserError&) {  // too few rows, or no convergence: not a structure to choose
       return std::numeric_limits<double>::infinity();
     }
     for (const auto& r : fit.residuals)

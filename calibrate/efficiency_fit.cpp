@@ -382,11 +382,6 @@ Setup setup_fit(ModelForm form, const std::vector<Sample>& train, const hw::Devi
 
 }  // namespace
 
-int free_parameter_count(ModelForm form, const std::vector<Sample>& train,
-                         const hw::DeviceSpec& base, const FitOptions& options) {
-  return static_cast<int>(setup_fit(form, train, base, options).params.size());
-}
-
 ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vector<Sample>& train,
                    const std::vector<Sample>& held_out, const hw::DeviceSpec& base,
                    const FitOptions& options) {

@@ -121,11 +121,6 @@ double predict_time(const Sample& s, const hw::DeviceSpec& device);
 // Relative errors of `device`'s predictions over `samples`.
 ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::DeviceSpec& device);
 
-// The number of parameters fit_class would fit on `train` with `options` (it needs at least
-// one training sample more).
-int free_parameter_count(ModelForm form, const std::vector<Sample>& train,
-                         const hw::DeviceSpec& base, const FitOptions& options);
-
 // Fits `op_class` on `train` from fixed starting values (start_value in the .cpp; compute for
 // kMemoryBound from the base's `default` entry), never from the base's entry for the class, so
 // that refitting a calibrated file reproduces it; reports

@@ -55,4 +55,10 @@ struct Layer {
   std::string error_prefix() const;
 };
 
+// Whether `layer` writes its output over its first input: its kind declares `inplace`
+// (activations, add) and the layer sets it.
+inline bool writes_in_place(const Layer& layer) {
+  return layer.has("inplace") && layer.get_bool("inplace");
+}
+
 }  // namespace amdahl::graphs

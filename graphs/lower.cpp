@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
@@ -235,18 +234,14 @@ class Lowerer {
 
   // A layer with `inplace: true` writes over its first input, which no later layer may then
   // read (the framework would read the overwritten values).
-  void check_not_overwritten(const Layer& layer, const LayerKind& kind,
-                             const std::vector<std::string>& input_names) {
+  void check_not_overwritten(const Layer& layer, const std::vector<std::string>& input_names) {
     for (const auto& name : input_names)
       if (const auto it = overwritten_.find(name); it != overwritten_.end())
         throw UserError(fmt::format(
             "{}: input '{}' was overwritten by the in-place layer '{}' before it (inplace: "
             "true); read that layer's output, or set inplace: false there",
             layer.error_prefix(), name, it->second));
-    const bool declares_inplace =
-        std::any_of(kind.params.begin(), kind.params.end(),
-                    [](const ParamDecl& p) { return p.name == "inplace"; });
-    if (declares_inplace && layer.get_bool("inplace") && !input_names.empty())
+    if (writes_in_place(layer) && !input_names.empty())
       overwritten_[input_names.front()] = layer.name;
   }
 
@@ -260,7 +255,7 @@ class Lowerer {
       else if (!net_.inputs.empty())
         rec.input_names.push_back(net_.inputs.front().name);
     }
-    check_not_overwritten(layer, kind, rec.input_names);
+    check_not_overwritten(layer, rec.input_names);
     std::optional<DType> run_dtype;
     if (autocast && mixed()) run_dtype = apply_autocast(layer, kind, rec.input_names);
     const int n = static_cast<int>(rec.input_names.size());

@@ -23,22 +23,23 @@ Value ints_value(const std::vector<std::int64_t>& v, Shape shape) {
 
 void constant(ImportContext& ctx, const Node& node) {
   const std::string where = fmt::format("{}: node '{}' (Constant)", ctx.file(), node.name());
-  if (const auto* a = ctx.attr(node, "value")) {
-    ctx.define(node.output(0), constant_value(a->t(), "", where));
-  } else if (const auto* a = ctx.attr(node, "value_float")) {
+  if (const auto* tensor = ctx.attr(node, "value")) {
+    ctx.define(node.output(0), constant_value(tensor->t(), "", where));
+  } else if (const auto* f = ctx.attr(node, "value_float")) {
     Value v;
     v.info = TensorInfo{{}, DType::kF32};
-    v.data = std::vector<double>{a->f()};
+    v.data = std::vector<double>{f->f()};
     ctx.define(node.output(0), std::move(v));
-  } else if (const auto* a = ctx.attr(node, "value_floats")) {
+  } else if (const auto* fs = ctx.attr(node, "value_floats")) {
     Value v;
-    v.info = TensorInfo{{a->floats_size()}, DType::kF32};
-    v.data = std::vector<double>(a->floats().begin(), a->floats().end());
+    v.info = TensorInfo{{fs->floats_size()}, DType::kF32};
+    v.data = std::vector<double>(fs->floats().begin(), fs->floats().end());
     ctx.define(node.output(0), std::move(v));
-  } else if (const auto* a = ctx.attr(node, "value_int")) {
-    ctx.define(node.output(0), ints_value({a->i()}, {}));
-  } else if (const auto* a = ctx.attr(node, "value_ints")) {
-    ctx.define(node.output(0), ints_value({a->ints().begin(), a->ints().end()}, {a->ints_size()}));
+  } else if (const auto* i = ctx.attr(node, "value_int")) {
+    ctx.define(node.output(0), ints_value({i->i()}, {}));
+  } else if (const auto* is = ctx.attr(node, "value_ints")) {
+    ctx.define(node.output(0),
+               ints_value({is->ints().begin(), is->ints().end()}, {is->ints_size()}));
   } else {
     ctx.fail(node, "has no value attribute amdahl reads (value, value_float(s), value_int(s))");
   }

@@ -18,12 +18,8 @@ LayerKind activation(std::string name, std::string summary, double fwd_flops, do
       .op_class = OpClass::kElementwise,
       .params = {inplace_param()},
       .infer = same_as_input,
-      .forward =
-          [fwd_flops](ForwardContext& ctx) {
-            Operator op = elementwise_forward(ctx, "fwd", fwd_flops);
-            op.in_place = ctx.layer.get_bool("inplace");
-            ctx.emit(std::move(op));
-          },
+      .forward = [fwd_flops](
+                     ForwardContext& ctx) { ctx.emit(elementwise_forward(ctx, "fwd", fwd_flops)); },
       .backward =
           [bwd_flops](BackwardContext& ctx) {
             if (ctx.needs_input_grad(0))
@@ -107,9 +103,7 @@ void register_activation_ops(LayerRegistry& r) {
       .infer = add_infer,
       .forward =
           [](ForwardContext& ctx) {
-            Operator op = elementwise_forward(ctx, "fwd", d(ctx.inputs.size()) - 1);
-            op.in_place = ctx.layer.get_bool("inplace");
-            ctx.emit(std::move(op));
+            ctx.emit(elementwise_forward(ctx, "fwd", d(ctx.inputs.size()) - 1));
           },
       .backward =
           [](BackwardContext& ctx) {

@@ -28,7 +28,8 @@ inline ParamDecl bool_param(std::string name, std::string description, std::stri
   return ParamDecl{std::move(name), ParamType::kBool,       false,
                    std::move(def),  std::move(description), {}};
 }
-// `inplace` of the layers that may write their output over their first input.
+
+// `inplace` of the kinds that may write their output over their first input (writes_in_place).
 inline ParamDecl inplace_param() {
   return bool_param("inplace",
                     "write the output over the first input (PyTorch inplace=True): no new tensor",
@@ -60,8 +61,10 @@ inline Operator elementwise_forward(const ForwardContext& ctx, const std::string
                                     OpClass op_class = OpClass::kElementwise) {
   double read = 0;
   for (const auto& t : ctx.inputs) read += t.bytes();
-  return ctx.make(suffix, op_class, flops_per_element * d(ctx.out().elements()), read,
-                  ctx.out().bytes());
+  Operator op = ctx.make(suffix, op_class, flops_per_element * d(ctx.out().elements()), read,
+                         ctx.out().bytes());
+  op.in_place = writes_in_place(ctx.layer);
+  return op;
 }
 
 // The backward of an elementwise op: reads the output gradient and `saved` tensors of the
