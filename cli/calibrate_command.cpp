@@ -147,10 +147,16 @@ void require(const std::string& value, const char* option, const char* why) {
 // but the residuals.
 void run_check(const CalibrateOptions& o, const calibrate::MeasurementSet& set,
                const hw::DeviceSpec& device, const std::string& source) {
-  const auto checks = calibrate::check_device(set, device, plan_for(device, set));
-  if (checks.empty())
+  const std::vector<calibrate::ClassPlan> plan = plan_for(device, set);
+  const auto checks = calibrate::check_device(set, device, plan);
+  if (checks.empty()) {
+    std::vector<std::string> entries;
+    for (const auto& p : plan) entries.push_back(p.op_class);
     throw UserError(
-        fmt::format("--check: {} has no rows of a class {} is fitted in", source, o.check));
+        fmt::format("--check: {} has no measurements of an entry calibrated for {} "
+                    "({}); nothing to check",
+                    source, o.check, join(entries)));
+  }
   Table t({"entry", "rows", "median |err|", "p90 |err|", "max |err|", "mean signed err"});
   std::vector<double> all;
   for (const auto& c : checks) {

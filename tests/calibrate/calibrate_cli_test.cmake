@@ -57,6 +57,18 @@ if(NOT last_error MATCHES "--out excludes --check" OR EXISTS ${WORK}/never.yaml)
   message(FATAL_ERROR "--check with --out: ${last_error}")
 endif()
 
+# A measurement file with nothing a device entry is fitted to (launch rows only): an error that
+# names the entries.
+file(WRITE ${WORK}/launch-only.csv
+     "bench,op_class,precision,shape,flops,bytes,time_s,reps\n"
+     "launch,launch,none,mode=async,0,0,2.5e-06,25\n")
+expect_failure("--check without checkable rows"
+  ${AMDAHL} calibrate --measurements ${WORK}/launch-only.csv
+  --check ${SOURCE}/hw/catalog/devices/h200-sxm.yaml)
+if(NOT last_error MATCHES "has no measurements of an entry calibrated for .*gemm, conv")
+  message(FATAL_ERROR "--check without checkable rows: ${last_error}")
+endif()
+
 # A CPU's measurements refit through --measurements with the CPU plan (framework rows first,
 # the framework's im2col + GEMM thresholds, the cache step chosen for elementwise, fresh
 # allocations), chosen by the base
