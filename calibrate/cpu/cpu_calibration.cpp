@@ -295,14 +295,18 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
     log << fmt::format(
         "{}: {} library rows kept in the CSV, not fitted ({}'s own rows of the class are)\n",
         op_class, rows, framework.framework);
-  // The raw measurements first: they stay valid when a fit fails, and can be fitted again
-  // with `calibrate --measurements`.
-  write_file_atomically(result.csv_path, measurements_text(set));
   try {
     result.calibration = calibrate_device(fitted, base, cpu_plan(fitted));
   } catch (const UserError& e) {
-    throw UserError(fmt::format("{} (the measurements are in {})", e.what(), result.csv_path));
+    // The measurements stay valid when a fit fails (`calibrate --measurements` fits them
+    // again); they are kept under a name of their own, so that the CSV, device and system of
+    // an earlier run at this path still belong together.
+    const std::string unfitted = with_suffix(options.out_system, ".unfitted.csv");
+    write_file_atomically(unfitted, measurements_text(set));
+    throw UserError(fmt::format("{} (the measurements are in {}; no file of {} was changed)",
+                                e.what(), unfitted, options.out_system));
   }
+  write_file_atomically(result.csv_path, measurements_text(set));
   log << gemm_path_check(fitted, result.calibration.device);
   const std::string through =
       result.dispatch_measured
