@@ -214,9 +214,12 @@ MeasurementSet read_deepbench(const std::string& dir, const std::string& dataset
 std::string deepbench_measured_device(const std::string& dataset) {
   if (dataset.starts_with("P100_")) return "devices/p100-pcie.yaml";
   if (dataset == "V100_dgx1_2019") return "devices/v100-sxm2.yaml";
+  if (dataset == "1080Ti") return "devices/gtx-1080ti.yaml";
+  if (dataset == "TitanXp") return "devices/titan-xp.yaml";
   throw UserError(fmt::format(
       "no catalog device is known for DeepBench dataset '{}' (supported: P100_baidu_2018, "
-      "P100_baidu_2017-05, P100_utsa_2017-04, V100_dgx1_2019; others need --measured-device)",
+      "P100_baidu_2017-05, P100_utsa_2017-04, V100_dgx1_2019, 1080Ti, TitanXp; others need "
+      "--measured-device)",
       dataset));
 }
 

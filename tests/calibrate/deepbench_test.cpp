@@ -78,6 +78,25 @@ TEST_CASE("an unknown DeepBench dataset is an error listing the datasets",
   CHECK_THROWS_AS(read_deepbench("/nonexistent", "P100_baidu_2018"), UserError);
 }
 
+TEST_CASE("a DeepBench dataset names the catalog card it was measured on",
+          "[calibrate][deepbench]") {
+  const auto measured = [](const std::string& dataset) {
+    return hw::load_device_file(hw::catalog_dir() + "/" + deepbench_measured_device(dataset));
+  };
+  CHECK(measured("P100_baidu_2018").model == "Tesla P100 PCIe 16GB");  // PCIe hosts (README)
+  CHECK(measured("V100_dgx1_2019").model == "Tesla V100 SXM2 16GB");
+  // GP102 cards: 28 and 30 SMs of 128 cores at the rated 1582 MHz boost.
+  const hw::DeviceSpec gtx = measured("1080Ti"), xp = measured("TitanXp");
+  CHECK(gtx.parallel_units == 28);
+  CHECK(xp.parallel_units == 30);
+  CHECK(gtx.peak_for(Precision::kFp32)->flops_per_s ==
+        Approx(28 * 128 * 2 * 1.582e9).epsilon(1e-3));
+  CHECK(xp.peak_for(Precision::kFp32)->flops_per_s == Approx(30 * 128 * 2 * 1.582e9).epsilon(1e-3));
+  CHECK_THROWS_WITH(deepbench_measured_device("M40"), Catch::Contains("'M40'") &&
+                                                          Catch::Contains("--measured-device") &&
+                                                          Catch::Contains("TitanXp"));
+}
+
 TEST_CASE("the PCIe-to-SXM2 clock adjustment scales compute-bound kernels only",
           "[calibrate][deepbench]") {
   const hw::DeviceSpec pcie = hw::load_device_file(hw::catalog_dir() + "/devices/p100-pcie.yaml");
