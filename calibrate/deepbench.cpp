@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "calibrate/csv_table.h"
 #include "calibrate/measured_op.h"
@@ -212,15 +214,23 @@ MeasurementSet read_deepbench(const std::string& dir, const std::string& dataset
 }
 
 std::string deepbench_measured_device(const std::string& dataset) {
-  if (dataset.starts_with("P100_")) return "devices/p100-pcie.yaml";
-  if (dataset == "V100_dgx1_2019") return "devices/v100-sxm2.yaml";
-  if (dataset == "1080Ti") return "devices/gtx-1080ti.yaml";
-  if (dataset == "TitanXp") return "devices/titan-xp.yaml";
+  // The card each dataset ran on (shared/data/README.md: the P100 hosts were PCIe systems).
+  static const std::vector<std::pair<std::string, std::string>> kCards{
+      {"P100_baidu_2018", "devices/p100-pcie.yaml"},
+      {"P100_baidu_2017-05", "devices/p100-pcie.yaml"},
+      {"P100_utsa_2017-04", "devices/p100-pcie.yaml"},
+      {"V100_dgx1_2019", "devices/v100-sxm2.yaml"},
+      {"1080Ti", "devices/gtx-1080ti.yaml"},
+      {"TitanXp", "devices/titan-xp.yaml"}};
+  std::vector<std::string> known;
+  for (const auto& [name, file] : kCards) {
+    if (name == dataset) return file;
+    known.push_back(name);
+  }
   throw UserError(fmt::format(
-      "no catalog device is known for DeepBench dataset '{}' (supported: P100_baidu_2018, "
-      "P100_baidu_2017-05, P100_utsa_2017-04, V100_dgx1_2019, 1080Ti, TitanXp; others need "
+      "no catalog device is known for DeepBench dataset '{}' (supported: {}; others need "
       "--measured-device)",
-      dataset));
+      dataset, join(known)));
 }
 
 int adjust_for_clock(MeasurementSet& set, const hw::DeviceSpec& measured,
