@@ -221,7 +221,8 @@ std::string deepbench_measured_device(const std::string& dataset) {
       {"P100_utsa_2017-04", "devices/p100-pcie.yaml"},
       {"V100_dgx1_2019", "devices/v100-sxm2.yaml"},
       {"1080Ti", "devices/gtx-1080ti.yaml"},
-      {"TitanXp", "devices/titan-xp.yaml"}};
+      {"TitanXp", "devices/titan-xp.yaml"},
+      {"T4", "devices/t4.yaml"}};
   std::vector<std::string> known;
   for (const auto& [name, file] : kCards) {
     if (name == dataset) return file;

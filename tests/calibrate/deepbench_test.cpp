@@ -92,6 +92,10 @@ TEST_CASE("a DeepBench dataset names the catalog card it was measured on",
   CHECK(gtx.peak_for(Precision::kFp32)->flops_per_s ==
         Approx(28 * 128 * 2 * 1.582e9).epsilon(1e-3));
   CHECK(xp.peak_for(Precision::kFp32)->flops_per_s == Approx(30 * 128 * 2 * 1.582e9).epsilon(1e-3));
+  // T4: 40 Turing SMs of 64 cores at the rated 1590 MHz boost (datasheet: 8.1 TFLOP/s).
+  const hw::DeviceSpec t4 = measured("T4");
+  CHECK(t4.parallel_units == 40);
+  CHECK(t4.peak_for(Precision::kFp32)->flops_per_s == Approx(40 * 64 * 2 * 1.59e9).epsilon(1e-3));
   CHECK_THROWS_WITH(deepbench_measured_device("M40"), Catch::Contains("'M40'") &&
                                                           Catch::Contains("--measured-device") &&
                                                           Catch::Contains("TitanXp"));
