@@ -58,7 +58,29 @@ ClassEfficiency to_efficiency(const Record& r) {
   return e;
 }
 
-DeviceSpec to_device(const Record& r, const YamlFile& file) {
+std::string resolve_include(const YamlFile& file, const std::string& include);
+DeviceSpec load_device_chain(const std::string& path, std::vector<std::string> chain);
+
+// The efficiency entries of the device file `r` names under efficiency_from (resolved like an
+// include), for `d` to start from; a problem with that file is located at the key.
+void inherit_efficiency(DeviceSpec& d, const Record& r, const YamlFile& file,
+                        const std::vector<std::string>& chain, Diagnostics& diags) {
+  const std::string from = resolve_include(file, r.text("efficiency_from"));
+  try {
+    const DeviceSpec source = load_device_chain(from, chain);
+    d.efficiency = source.efficiency;
+    d.assumptions.push_back(fmt::format("{}: efficiency entries from {} ({}, {})", d.model,
+                                        source.model, from,
+                                        source.calibrated ? "fitted" : "uncalibrated"));
+  } catch (const ConfigError&) {
+    throw;  // located in the other file
+  } catch (const UserError& e) {
+    diags.add(r.value("efficiency_from").where, "efficiency_from", e.what(),
+              fmt::format("'{}'", r.text("efficiency_from")));
+  }
+}
+
+DeviceSpec to_device(const Record& r, const YamlFile& file, const std::vector<std::string>& chain) {
   DeviceSpec d;
   d.model = r.text("name");
   d.file = file.path;
@@ -97,6 +119,7 @@ DeviceSpec to_device(const Record& r, const YamlFile& file) {
   d.calibration_source = r.text_or("calibration", "");
   if (d.calibrated && d.calibration_source.empty())
     diags.add(r.where(), "calibration", "required when calibrated is true (name the measurements)");
+  if (r.has("efficiency_from")) inherit_efficiency(d, r, file, chain, diags);
   if (r.has("efficiency"))
     for (const Record& e : r.list("efficiency")) d.efficiency[e.name()] = to_efficiency(e);
   if (!d.efficiency.count("default")) {
@@ -161,6 +184,18 @@ std::string resolve_include(const YamlFile& file, const std::string& include) {
   return (fs::path(file.path).parent_path() / p).lexically_normal().string();
 }
 
+// `chain`: the files whose efficiency_from led here, for cycles.
+DeviceSpec load_device_chain(const std::string& path, std::vector<std::string> chain) {
+  const std::string key = fs::absolute(path).lexically_normal().string();
+  if (std::find(chain.begin(), chain.end(), key) != chain.end()) {
+    chain.push_back(key);
+    throw UserError(fmt::format("goes round in a cycle: {}", join(chain, " -> ")));
+  }
+  chain.push_back(key);
+  const YamlFile file = load_yaml_file(path);
+  return to_device(read_file(file, device_schema()), file, chain);
+}
+
 }  // namespace
 
 std::string catalog_dir() {
@@ -178,10 +213,7 @@ std::vector<std::string> catalog_system_names() {
   return names;
 }
 
-DeviceSpec load_device_file(const std::string& path) {
-  const YamlFile file = load_yaml_file(path);
-  return to_device(read_file(file, device_schema()), file);
-}
+DeviceSpec load_device_file(const std::string& path) { return load_device_chain(path, {}); }
 
 LinkSpec load_link_file(const std::string& path) {
   const YamlFile file = load_yaml_file(path);
