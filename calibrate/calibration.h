@@ -61,6 +61,11 @@ MeasurementSet prefer_framework_rows(const MeasurementSet& set,
                                      std::map<std::string, int>* left_out = nullptr);
 
 // Samples of `rows` (threads from the shape's `threads` key, 0 when absent).
+// An RNN row over its timesteps as predict lowers a recurrent layer (graphs/ops/recurrent.cpp):
+// per step the recurrent GEMM (`op`'s dims, its FLOPs and bytes over the steps) and the
+// pointwise cell (the gates read, the state written; no FLOPs that bind), each one launch.
+std::vector<SamplePart> rnn_step_parts(const Measurement& m, const graphs::Operator& op);
+
 std::vector<Sample> to_samples(const std::vector<Measurement>& rows);
 
 // A planned class without measurements is skipped (the base's entry stays); a class that

@@ -34,6 +34,14 @@ enum class Param {
   kSplitK
 };
 
+// The model's time for `s` on `device` as it stands (its threads already applied).
+double sample_time(const Sample& s, const hw::DeviceSpec& device) {
+  if (s.parts.empty()) return model::estimate(s.op, device).time_s;
+  double t = 0;
+  for (const SamplePart& p : s.parts) t += p.count * model::estimate(p.op, device).time_s;
+  return t;
+}
+
 // Winograd factor range: 1 (no saving) to 4 (F(4x4,3x3)'s multiplication saving).
 constexpr double kWinogradMax = 4.0;
 
@@ -178,7 +186,7 @@ struct Residuals {
     for (std::size_t i = 0; i < n; ++i) {
       hw::DeviceSpec& d = problem->devices[i];
       d.efficiency[problem->op_class] = e;
-      const double predicted = model::estimate(problem->samples[i]->op, d).time_s;
+      const double predicted = sample_time(*problem->samples[i], d);
       r[static_cast<Eigen::Index>(i)] = std::log(predicted / problem->samples[i]->time_s);
     }
     for (std::size_t j = 0; j < problem->params.size(); ++j) {
@@ -280,8 +288,8 @@ hw::DeviceSpec device_at_threads(const hw::DeviceSpec& device, int threads) {
 
 double predict_time(const Sample& s, const hw::DeviceSpec& device) {
   if (s.threads > 0 && s.threads != device.parallel_units)
-    return model::estimate(s.op, device_at_threads(device, s.threads)).time_s;
-  return model::estimate(s.op, device).time_s;
+    return sample_time(s, device_at_threads(device, s.threads));
+  return sample_time(s, device);
 }
 
 ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::DeviceSpec& device) {

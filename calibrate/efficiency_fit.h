@@ -38,8 +38,18 @@ inline constexpr double kPriorWeight = 0.01;
 inline constexpr double kCacheSpan = 100;
 inline constexpr double kCacheStepInside = 8;
 
-struct Sample {
+// One op of a sample that the model costs as several (an RNN row: its timesteps), with how
+// many times it runs.
+struct SamplePart {
   graphs::Operator op;
+  double count = 1;
+};
+
+struct Sample {
+  // The op measured; with `parts`, the op that stands for them where the fit looks at a
+  // sample's shape (tiles, narrow GEMMs), while its time is theirs.
+  graphs::Operator op;
+  std::vector<SamplePart> parts;
   double time_s = 0;  // measured
   int threads = 0;    // CPU: threads the kernel ran on (0: all of the device's cores)
   std::string label;  // bench and shape, for reports

@@ -12,7 +12,8 @@
 //   (with `groups` g in the shape, default 1: C and K become C/g and K/g and the GEMM runs
 //   as a batch of g, as the lowering does for grouped and depthwise convolutions)
 //   rnn_fwd, rnn_bwd_data   one timestep's recurrent GEMM: m = batch, n = gates*hidden,
-//                       k = hidden (the FLOPs cover all timesteps, which run in sequence)
+//                       k = hidden (the FLOPs cover all timesteps, which run in sequence;
+//                       the fit costs the row step by step, calibration.h rnn_step_parts)
 //   rnn_bwd_filter      m = gates*hidden, n = hidden, k = batch*timesteps
 //   with P = (H + 2 pad - R) / stride + 1, Q = (W + 2 pad - S) / stride + 1 and
 //   gates = 1 (vanilla), 4 (lstm), 3 (gru).
