@@ -5,25 +5,12 @@
 #include <string>
 
 #include "hw/system_loader.h"
-#include "util/error.h"
+#include "hw_fixtures.h"
 
 using namespace amdahl;
 using Catch::Contains;
 
-namespace {
-std::string fixture(const std::string& name) {
-  return std::string(AMDAHL_FIXTURES) + "/hw/" + name;
-}
-
-std::string device_error(const std::string& name) {
-  try {
-    hw::load_device_file(fixture(name));
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-}  // namespace
+using namespace amdahl::hw::test;
 
 TEST_CASE("efficiency_from: the other device's entries, this file's replacing them one by one",
           "[hw][efficiency_from]") {

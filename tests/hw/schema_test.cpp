@@ -4,33 +4,12 @@
 #include <string>
 
 #include "hw/system_loader.h"
+#include "hw_fixtures.h"
 #include "util/diagnostics.h"
 
 using namespace amdahl;
 
-namespace {
-std::string fixture(const std::string& name) {
-  return std::string(AMDAHL_FIXTURES) + "/hw/" + name;
-}
-
-std::string device_error(const std::string& name) {
-  try {
-    hw::load_device_file(fixture(name));
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-std::string system_error(const std::string& name) {
-  try {
-    hw::load_system(fixture(name));
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-}  // namespace
+using namespace amdahl::hw::test;
 
 using Catch::Contains;
 
