@@ -89,9 +89,10 @@ std::vector<ClassPlan> gpu_plan() {
 
 std::vector<SamplePart> rnn_step_parts(const Measurement& m, const graphs::Operator& op) {
   const double steps = m.shape_number("timesteps");
-  const double units = m.shape_number("batch") * m.shape_number("hidden");
-  const double gate_units = units * rnn_gates(m.shape.at("type"));
-  const double e = 4;  // fp32, as DeepBench runs them
+  // The step GEMM is batch x (gates * hidden) x hidden (measured_op.h).
+  const double units = static_cast<double>(op.gemm.m * op.gemm.k);
+  const double gate_units = static_cast<double>(op.gemm.m * op.gemm.n);
+  const double e = graphs::dtype_bytes(op.dtype);
   graphs::Operator gemm = op;
   gemm.flops /= steps;
   gemm.bytes_read /= steps;

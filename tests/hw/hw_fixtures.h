@@ -12,23 +12,22 @@ inline std::string fixture(const std::string& name) {
   return std::string(AMDAHL_FIXTURES) + "/hw/" + name;
 }
 
-// The message of loading the fixture device (or system) file `name`; "no error" if it loads.
-inline std::string device_error(const std::string& name) {
+// The message `load` (load_device_file, load_system) gives for the fixture `name`; "no error"
+// if it loads.
+template <class Load>
+std::string load_error(Load load, const std::string& name) {
   try {
-    load_device_file(fixture(name));
+    load(fixture(name));
   } catch (const UserError& e) {
     return e.what();
   }
   return "no error";
 }
 
-inline std::string system_error(const std::string& name) {
-  try {
-    load_system(fixture(name));
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
+inline std::string device_error(const std::string& name) {
+  return load_error(load_device_file, name);
 }
+
+inline std::string system_error(const std::string& name) { return load_error(load_system, name); }
 
 }  // namespace amdahl::hw::test
