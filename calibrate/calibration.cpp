@@ -124,12 +124,13 @@ std::vector<Sample> to_samples(const std::vector<Measurement>& rows) {
 
 namespace {
 
-constexpr const char* kResidualsHeader = "entry,split,measurement,measured_us,predicted_us,error\n";
+constexpr const char* kResidualsHeader =
+    "entry,split,measurement,measured_us,predicted_us,error,model_kernel\n";
 
 std::string residual_line(const std::string& entry, const char* split, const Residual& r) {
-  return fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.4f}\n", entry, split, r.label,
+  return fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.4f},{}\n", entry, split, r.label,
                      r.measured_s * 1e6, r.predicted_s * 1e6,
-                     (r.predicted_s - r.measured_s) / r.measured_s);
+                     (r.predicted_s - r.measured_s) / r.measured_s, r.kernel);
 }
 
 }  // namespace
@@ -302,9 +303,9 @@ std::vector<EntryCheck> check_device(const MeasurementSet& set, const hw::Device
     EntryCheck check{key, {}, {}};
     std::vector<double> errors;
     for (const Sample& s : to_samples(rows[key])) {
-      const double predicted = predict_time(s, device);
-      check.residuals.push_back({s.label, false, s.time_s, predicted});
-      errors.push_back((predicted - s.time_s) / s.time_s);
+      check.residuals.push_back(predicted_residual(s, device, false));
+      const Residual& r = check.residuals.back();
+      errors.push_back((r.predicted_s - r.measured_s) / r.measured_s);
     }
     check.errors = summarize_errors(errors);
     out.push_back(std::move(check));

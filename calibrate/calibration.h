@@ -72,7 +72,8 @@ std::vector<Sample> to_samples(const std::vector<Measurement>& rows);
 
 // A planned class without measurements is skipped (the base's entry stays); a class that
 // cannot be fitted (too few rows, no convergence) throws UserError.
-// Every fitted sample as CSV (entry, split, measurement, measured_us, predicted_us, error):
+// Every fitted sample as CSV (entry, split, measurement, measured_us, predicted_us, error,
+// model_kernel: the kernel the prediction assumes, model/kernel_choice.h):
 // what `calibrate --residuals` writes, so that each validation point can be inspected.
 std::string residuals_csv(const std::vector<ClassFit>& fits);
 

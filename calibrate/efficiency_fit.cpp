@@ -292,6 +292,13 @@ double predict_time(const Sample& s, const hw::DeviceSpec& device) {
   return sample_time(s, device);
 }
 
+Residual predicted_residual(const Sample& s, const hw::DeviceSpec& device, bool held_out) {
+  const hw::DeviceSpec d = device_at_threads(device, s.threads);
+  const graphs::Operator& op = s.parts.empty() ? s.op : s.parts.front().op;
+  return {s.label, held_out, s.time_s, sample_time(s, d),
+          model::kernel_name(model::estimate(op, d).kernel)};
+}
+
 ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::DeviceSpec& device) {
   std::vector<double> errors;
   errors.reserve(samples.size());
@@ -479,7 +486,7 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   best.held_out = prediction_errors(held_out, fitted);
   for (const auto* set : {&train, &held_out})
     for (const auto& s : *set)
-      best.residuals.push_back({s.label, set == &held_out, s.time_s, predict_time(s, fitted)});
+      best.residuals.push_back(predicted_residual(s, fitted, set == &held_out));
   return best;
 }
 

@@ -107,6 +107,7 @@ struct Residual {
   bool held_out = false;
   double measured_s = 0;
   double predicted_s = 0;
+  std::string kernel;  // model::kernel_name of the kernel the prediction assumes
 };
 
 struct ClassFit {
@@ -127,6 +128,9 @@ hw::DeviceSpec device_at_threads(const hw::DeviceSpec& device, int threads);
 
 // Predicted time of one sample with `device`'s efficiencies.
 double predict_time(const Sample& s, const hw::DeviceSpec& device);
+// The sample predicted on `device`, with the kernel of its op (of its first part, for a sample
+// costed in parts).
+Residual predicted_residual(const Sample& s, const hw::DeviceSpec& device, bool held_out);
 
 // Relative errors of `device`'s predictions over `samples`.
 ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::DeviceSpec& device);

@@ -355,8 +355,8 @@ void register_calibrate(CLI::App& app) {
       "--measurements: write the calibrated link (per-copy latency, achieved bandwidths) here");
   cmd->add_option("--csv", o->csv, "--from-deepbench: also write the imported measurements here");
   cmd->add_option("--residuals", o->residuals,
-                  "also write every measurement with its fitted prediction and error (CSV; "
-                  "split train or held_out)");
+                  "also write every measurement with its fitted prediction, error and the "
+                  "kernel the prediction assumes (CSV; split train or held_out)");
   auto* cv =
       cmd->add_flag("--cross-validate", o->cross_validate,
                     "--from-deepbench, --measurements: also fit once per fold of shapes and report "

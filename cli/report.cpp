@@ -167,14 +167,14 @@ void print_breakdown_table(std::ostream& out, const model::Prediction& p,
   for (const auto& [k, v] : lt) layers.add({k, seconds(v), pct(v, p.step_time_s)});
   layers.print(out);
   out << "\n10 costliest ops:\n";
-  Table ops({"op", "class", "time", "GFLOP", "MB", "bound", "compute eff", "mem eff"});
+  Table ops({"op", "class", "time", "GFLOP", "MB", "bound", "compute eff", "mem eff", "kernel"});
   for (graphs::OpId id : costliest(p, 10)) {
     const auto& op = g.op(id);
     const auto& c = p.costs[id];
     ops.add({op.name, std::string(graphs::op_class_name(op.op_class)), seconds(c.time_s),
              fmt::format("{:.3f}", op.flops / 1e9), fmt::format("{:.2f}", op.bytes() / 1e6),
              std::string(model::bound_name(c.bound)), fmt::format("{:.2f}", c.compute_efficiency),
-             fmt::format("{:.2f}", c.memory_efficiency)});
+             fmt::format("{:.2f}", c.memory_efficiency), model::kernel_name(c.kernel)});
   }
   ops.print(out);
 }
@@ -191,7 +191,8 @@ nlohmann::json breakdown_json(const model::Prediction& p, const graphs::OpGraph&
                    {"time_s", c.time_s},
                    {"flops", op.flops},
                    {"bytes", op.bytes()},
-                   {"bound", model::bound_name(c.bound)}});
+                   {"bound", model::bound_name(c.bound)},
+                   {"kernel", model::kernel_name(c.kernel)}});
   }
   j["costliest_ops"] = top;
   return j;

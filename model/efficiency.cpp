@@ -84,40 +84,77 @@ double split_k_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& 
   return split_k_efficiency(g, e, parallel_units, gemm_efficiency(g, e, parallel_units));
 }
 
-double split_k_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
-                          int parallel_units, const GemmEfficiency& unsplit) {
-  if (unsplit.tile_m <= 0 || unsplit.tile_n <= 0 || g.k <= 0) return 0;
+namespace {
+// The split of `g` on `unsplit`'s tile (efficiency.h): its parts (0 when it would not split)
+// and efficiency including split_k.
+struct SplitK {
+  int parts = 0;
+  double efficiency = 0;
+};
+
+SplitK split_k(const graphs::GemmDims& g, const hw::ClassEfficiency& e, int parallel_units,
+               const GemmEfficiency& unsplit) {
+  if (unsplit.tile_m <= 0 || unsplit.tile_n <= 0 || g.k <= 0) return {};
   const double batch = static_cast<double>(std::max<std::int64_t>(g.batch, 1));
   const double tiles = ceil_div(static_cast<double>(g.m), unsplit.tile_m) *
                        ceil_div(static_cast<double>(g.n), unsplit.tile_n) * batch;
   const double parts = std::min(std::floor(std::max(parallel_units, 1) / tiles),
                                 std::floor(static_cast<double>(g.k) / kSplitMinDepth));
-  if (parts < 2) return 0;
+  if (parts < 2) return {};
   const auto s = static_cast<std::int64_t>(parts);
   const graphs::GemmDims split{g.m, g.n, (g.k + s - 1) / s, std::max<std::int64_t>(g.batch, 1) * s};
-  return gemm_efficiency(split, e, parallel_units).total * e.split_k;
+  return {static_cast<int>(s), gemm_efficiency(split, e, parallel_units).total * e.split_k};
+}
+
+KernelChoice kernel_of(const GemmEfficiency& g, Algorithm tiled) {
+  if (g.narrow) return {Algorithm::kNarrow};
+  return {tiled, Lowering::kNative, g.tile_m, g.tile_n};
+}
+}  // namespace
+
+double split_k_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
+                          int parallel_units, const GemmEfficiency& unsplit) {
+  return split_k(g, e, parallel_units, unsplit).efficiency;
+}
+
+ComputeChoice compute_choice(const graphs::Operator& op, const hw::ClassEfficiency& e,
+                             hw::DeviceKind kind, int parallel_units) {
+  ComputeChoice out;
+  const GemmEfficiency direct =
+      op.gemm.empty() ? GemmEfficiency{} : gemm_efficiency(op.gemm, e, parallel_units);
+  out.efficiency = op.gemm.empty() ? e.compute : direct.total;
+  if (!op.gemm.empty()) out.kernel = kernel_of(direct, Algorithm::kGemm);
+  if (is_winograd_eligible(op) && e.winograd_algorithm && !op.gemm.empty()) {
+    // The library's algorithm search times both and keeps the faster (same FLOP count).
+    const GemmEfficiency transformed =
+        gemm_efficiency(winograd_dims(op), e, parallel_units, hw::TileChoice::kFill);
+    const double winograd = transformed.total * std::max(e.winograd, 1.0);
+    if (winograd > out.efficiency) {
+      out.efficiency = winograd;
+      out.kernel = kernel_of(transformed, Algorithm::kWinograd);
+    }
+  } else if (is_winograd_eligible(op)) {
+    out.efficiency *= std::max(e.winograd, 1.0);
+    // Winograd as a factor on the direct kernel's tiles.
+    if (e.winograd > 1 && out.kernel.algorithm == Algorithm::kGemm)
+      out.kernel.algorithm = Algorithm::kWinograd;
+  }
+  if (e.split_k > 0 && !op.gemm.empty()) {
+    const SplitK s = split_k(op.gemm, e, parallel_units, direct);
+    if (s.efficiency > out.efficiency) {
+      out.efficiency = s.efficiency;
+      out.kernel = {Algorithm::kSplitK, Lowering::kNative, direct.tile_m, direct.tile_n, s.parts};
+    }
+  }
+  if (op.phase == graphs::Phase::kBackwardData && op.conv_stride > 1 && !op.gemm.empty())
+    out.efficiency *= std::pow(implicit_gemm_work_fraction(op), e.strided_work);
+  if (kind == hw::DeviceKind::kCpu) out.efficiency *= thread_scaling_efficiency(e, parallel_units);
+  return out;
 }
 
 double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency& e,
                           hw::DeviceKind kind, int parallel_units) {
-  const GemmEfficiency direct =
-      op.gemm.empty() ? GemmEfficiency{} : gemm_efficiency(op.gemm, e, parallel_units);
-  double eff = op.gemm.empty() ? e.compute : direct.total;
-  if (is_winograd_eligible(op) && e.winograd_algorithm && !op.gemm.empty()) {
-    // The library's algorithm search times both and keeps the faster (same FLOP count).
-    const double winograd =
-        gemm_efficiency(winograd_dims(op), e, parallel_units, hw::TileChoice::kFill).total *
-        std::max(e.winograd, 1.0);
-    eff = std::max(eff, winograd);
-  } else if (is_winograd_eligible(op)) {
-    eff *= std::max(e.winograd, 1.0);
-  }
-  if (e.split_k > 0 && !op.gemm.empty())
-    eff = std::max(eff, split_k_efficiency(op.gemm, e, parallel_units, direct));
-  if (op.phase == graphs::Phase::kBackwardData && op.conv_stride > 1 && !op.gemm.empty())
-    eff *= std::pow(implicit_gemm_work_fraction(op), e.strided_work);
-  if (kind == hw::DeviceKind::kCpu) eff *= thread_scaling_efficiency(e, parallel_units);
-  return eff;
+  return compute_choice(op, e, kind, parallel_units).efficiency;
 }
 
 double memory_efficiency(double bytes, const hw::ClassEfficiency& e) {

@@ -80,6 +80,7 @@
 
 #include "graphs/op_graph.h"
 #include "hw/system.h"
+#include "model/kernel_choice.h"
 
 namespace amdahl::model {
 
@@ -108,7 +109,15 @@ double split_k_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& 
 // Amdahl thread-scaling factor (<= 1) on a CPU with `cores`; 1 when thread_scaling is 0.
 double thread_scaling_efficiency(const hw::ClassEfficiency& e, int cores);
 
-// With the class parameters already resolved (the fast path used by Roofline).
+// With the class parameters already resolved (the fast path used by Roofline): the
+// efficiency and the kernel it assumes (kernel_choice.h; lowering kNative: the as-forward and
+// im2col lowerings are Roofline's).
+struct ComputeChoice {
+  double efficiency = 0;
+  KernelChoice kernel;
+};
+ComputeChoice compute_choice(const graphs::Operator& op, const hw::ClassEfficiency& e,
+                             hw::DeviceKind kind, int parallel_units);
 double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency& e,
                           hw::DeviceKind kind, int parallel_units);
 double memory_efficiency(double bytes, const hw::ClassEfficiency& e);

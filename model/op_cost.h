@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "model/kernel_choice.h"
+
 namespace amdahl::model {
 
 enum class Bound { kCompute, kMemory, kLatency, kDispatch, kTransfer };
@@ -24,6 +26,7 @@ struct OpCost {
   double memory_efficiency = 0;   // fraction of bandwidth applied
   double peak_flops_per_s = 0;
   double bandwidth_bytes_per_s = 0;
+  KernelChoice kernel;  // the kernel a GEMM-like op is costed on
   bool feasible = true;
   std::string reason;  // why infeasible, or a note on a fallback used
 

@@ -124,7 +124,11 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
   const int cls = static_cast<int>(op.op_class);
   const hw::ClassEfficiency* specific =
       specific_[specific_index(op.op_class, op.phase, op.precision)];
-  if (runs_as_gemm(op, efficiency_[cls])) return estimate(as_gemm_op(op));
+  if (runs_as_gemm(op, efficiency_[cls])) {
+    OpCost c = estimate(as_gemm_op(op));
+    c.kernel.lowering = Lowering::kIm2colGemm;
+    return c;
+  }
   if (specific && specific->as_forward > 0 && can_run_as_forward(op)) {
     // efficiency.h: the forward convolution it runs as, times the ratio.
     const double ratio = specific->as_forward;
@@ -135,6 +139,7 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
     c.latency_s *= ratio;
     c.compute_efficiency /= ratio;
     c.memory_efficiency /= ratio;
+    c.kernel.lowering = Lowering::kAsForward;
     return c;
   }
   OpCost c;
@@ -142,7 +147,9 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
   c.peak_flops_per_s =
       rates_[is_matrix_class(op.op_class) ? 1 : 0][static_cast<int>(op.precision)].flops_per_s;
   c.bandwidth_bytes_per_s = device_->memory.bandwidth_bytes_per_s;
-  c.compute_efficiency = compute_efficiency(op, e, device_->kind, device_->parallel_units);
+  const ComputeChoice choice = compute_choice(op, e, device_->kind, device_->parallel_units);
+  c.compute_efficiency = choice.efficiency;
+  c.kernel = choice.kernel;
   const MemoryTraffic traffic = memory_traffic(op, e);
   const double bytes = traffic.bytes;
   c.memory_efficiency = memory_efficiency(traffic.cache_size, e);

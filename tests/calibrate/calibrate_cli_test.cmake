@@ -27,7 +27,7 @@ file(STRINGS ${WORK}/residuals.csv held_lines REGEX ",held_out,")
 list(LENGTH held_lines held_count)
 list(GET residual_lines 0 residual_header)
 if(NOT residual_count EQUAL 602 OR NOT held_count EQUAL 119
-   OR NOT residual_header STREQUAL "entry,split,measurement,measured_us,predicted_us,error")
+   OR NOT residual_header STREQUAL "entry,split,measurement,measured_us,predicted_us,error,model_kernel")
   message(FATAL_ERROR "residuals.csv: ${residual_count} lines, ${held_count} held out, header "
                       "'${residual_header}' (expected 602, 119, entry,split,...)")
 endif()

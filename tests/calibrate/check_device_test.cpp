@@ -95,7 +95,7 @@ TEST_CASE("check residuals are written in the residuals columns with split check
   const MeasurementSet set = measured_by(tensor_core_gpu(0.8, 0.5));
   const ClassPlan plan{"gemm", ModelForm::kGemmLike, FitOptions{}, {}};
   const std::string csv = check_residuals_csv(check_device(set, tensor_core_gpu(0.4, 0.5), {plan}));
-  CHECK(csv.rfind("entry,split,measurement,measured_us,predicted_us,error\n", 0) == 0);
+  CHECK(csv.rfind("entry,split,measurement,measured_us,predicted_us,error,model_kernel\n", 0) == 0);
   CHECK(csv.find("gemm,check,\"gemm ") != std::string::npos);
   CHECK(csv.find("gemm.fp16,check,") != std::string::npos);
   CHECK(csv.find(",train,") == std::string::npos);
