@@ -38,6 +38,14 @@ nlohmann::json timeline_json(const model::Prediction& p, const graphs::OpGraph& 
     const auto& s = p.schedule.ops[id];
     const auto [tid, name] = lane(p.resources[id], s.lane);
     lanes[tid] = name;
+    nlohmann::json args = {{"phase", graphs::phase_name(op.phase)},
+                           {"layer", op.layer},
+                           {"flops", op.flops},
+                           {"bytes", op.bytes()},
+                           {"bound", model::bound_name(p.costs[id].bound)},
+                           {"issued_us", s.issue_s * 1e6}};
+    if (p.costs[id].kernel.algorithm != model::Algorithm::kNone)
+      args["kernel"] = model::kernel_name(p.costs[id].kernel);
     events.push_back({{"name", op.name},
                       {"cat", graphs::op_class_name(op.op_class)},
                       {"ph", "X"},
@@ -45,13 +53,7 @@ nlohmann::json timeline_json(const model::Prediction& p, const graphs::OpGraph& 
                       {"dur", (s.end_s - s.start_s) * 1e6},
                       {"pid", 1},
                       {"tid", tid},
-                      {"args",
-                       {{"phase", graphs::phase_name(op.phase)},
-                        {"layer", op.layer},
-                        {"flops", op.flops},
-                        {"bytes", op.bytes()},
-                        {"bound", model::bound_name(p.costs[id].bound)},
-                        {"issued_us", s.issue_s * 1e6}}}});
+                      {"args", std::move(args)}});
   }
   for (const auto& c : p.schedule.copies) {
     const int tid = 10 + c.lane;

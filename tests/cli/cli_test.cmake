@@ -39,3 +39,29 @@ if(NOT sweep_count EQUAL 3 OR NOT sweep_points EQUAL 2)
   message(FATAL_ERROR "sweep -o: ${sweep_count} CSV lines and ${sweep_points} JSON points "
                       "(expected 3 and 2)")
 endif()
+
+# breakdown names the kernel each costly op assumes (model/kernel_choice.h), in the table, the
+# JSON and the timeline's event args; a GEMM-like op has one, a memory-bound op none.
+expect_run(0 "mem eff  kernel" breakdown --model resnet18 --system minsky --batch 16)
+set(breakdown_dir ${CMAKE_CURRENT_BINARY_DIR}/cli_breakdown_out)
+file(REMOVE_RECURSE ${breakdown_dir})
+expect_run(0 "\"kernel\": \"" breakdown --model resnet18 --system minsky --batch 16 --format json
+           -o ${breakdown_dir})
+file(READ ${breakdown_dir}/timeline.json timeline)
+string(JSON events LENGTH "${timeline}" traceEvents)
+set(conv_kernels 0)
+set(elementwise_kernels 0)
+math(EXPR last "${events} - 1")
+foreach(i RANGE ${last})
+  string(JSON cat ERROR_VARIABLE no_cat GET "${timeline}" traceEvents ${i} cat)
+  string(JSON kernel ERROR_VARIABLE no_kernel GET "${timeline}" traceEvents ${i} args kernel)
+  if(NOT no_kernel AND cat STREQUAL "conv")
+    math(EXPR conv_kernels "${conv_kernels} + 1")
+  elseif(NOT no_kernel AND cat STREQUAL "elementwise")
+    math(EXPR elementwise_kernels "${elementwise_kernels} + 1")
+  endif()
+endforeach()
+if(conv_kernels LESS 20 OR NOT elementwise_kernels EQUAL 0)
+  message(FATAL_ERROR "timeline.json: ${conv_kernels} conv events and ${elementwise_kernels} "
+                      "elementwise events name a kernel (expected every conv, >= 20, and none)")
+endif()
