@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 
+#include "calibrate/algorithm_agreement.h"
 #include "calibrate/calibration.h"
 #include "calibrate/cpu/cpu_calibration.h"
 #include "calibrate/cpu/framework_kernels.h"
@@ -90,6 +91,29 @@ std::string cache_text(const hw::ClassEfficiency& e) {
   return fmt::format("{:.3g}x < {:.2g} MB", e.cache_boost, e.cache_bytes / 1e6);
 }
 
+// The model's kernel against the library's recorded algorithm (calibrate/algorithm_agreement.h),
+// for entries whose rows name one; nothing when none do.
+void print_algorithm_agreement(
+    std::ostream& out,
+    const std::vector<std::pair<std::string, const std::vector<calibrate::Residual>*>>& entries) {
+  const auto agreement = calibrate::algorithm_agreement(entries);
+  if (agreement.empty()) return;
+  Table t({"entry", "rows", "library Winograd: model too", "library direct: model too",
+           "library FFT", "median |err| agreeing", "median |err| other"});
+  const auto median = [](const std::vector<double>& errors) {
+    return errors.empty() ? std::string("-")
+                          : percent(calibrate::summarize_errors(errors).median_abs);
+  };
+  for (const auto& a : agreement)
+    t.add({a.entry, std::to_string(a.rows),
+           fmt::format("{} of {}", a.both_winograd, a.library_winograd),
+           fmt::format("{} of {}", a.both_direct, a.library_direct), std::to_string(a.library_fft),
+           median(a.agreeing_errors), median(a.other_errors)});
+  out << "\nthe model's algorithm against the library's recorded choice (rows naming it; "
+         "Winograd or direct, the model has no FFT):\n";
+  t.print(out);
+}
+
 void print_report(std::ostream& out, const calibrate::Calibration& c) {
   Table t({"class", "train", "held out", "structure", "compute", "memory", "tile", "k_half",
            "latency", "cache", "held-out median |err|", "held-out p90 |err|",
@@ -108,6 +132,9 @@ void print_report(std::ostream& out, const calibrate::Calibration& c) {
       "\nheld out: every {}th shape of each class (calibrate/holdout.h), never used in the fit; "
       "{} rows fitted, {} rows of other classes not used.\n",
       calibrate::kHoldOutEvery, c.rows_used, c.rows_ignored);
+  std::vector<std::pair<std::string, const std::vector<calibrate::Residual>*>> entries;
+  for (const auto& f : c.fits) entries.emplace_back(f.op_class, &f.residuals);
+  print_algorithm_agreement(out, entries);
 }
 
 std::vector<std::string> entry_sources(const calibrate::Calibration& c, const std::string& what) {
@@ -173,6 +200,9 @@ void run_check(const CalibrateOptions& o, const calibrate::MeasurementSet& set,
       "(predicted - measured) / measured, + = predicted too slow\n",
       o.check, source);
   t.print(std::cout);
+  std::vector<std::pair<std::string, const std::vector<calibrate::Residual>*>> entries;
+  for (const auto& c : checks) entries.emplace_back(c.entry, &c.residuals);
+  print_algorithm_agreement(std::cout, entries);
   if (o.residuals.empty()) return;
   calibrate::write_file_atomically(o.residuals, calibrate::check_residuals_csv(checks));
   std::cout << fmt::format("wrote {}\n", o.residuals);

@@ -50,6 +50,13 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "nothing fitted" OR NOT out MATCHES "\nconv
    OR NOT out MATCHES "\nall +601 " OR NOT check_count EQUAL 601)
   message(FATAL_ERROR "calibrate --check (${rc}, ${check_count} residual lines): ${out} ${err}")
 endif()
+# and, for the forward rows (DeepBench names cuDNN's forward algorithm), the model's algorithm
+# against cuDNN's: 94 rows, 24 of them Winograd and 2 FFT (the counts are the data's; the
+# model's agreement is docs/calibration.md's table).
+if(NOT out MATCHES "library Winograd: model too"
+   OR NOT out MATCHES "\nconv +94 +[0-9]+ of 24 +[0-9]+ of 68 +2 ")
+  message(FATAL_ERROR "calibrate --check: no algorithm agreement for the forward rows: ${out}")
+endif()
 expect_failure("--check with --out"
   ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench --dataset P100_baidu_2018
   --check ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml --out ${WORK}/never.yaml)
