@@ -140,6 +140,9 @@ TEST_CASE("stride-1 data gradients run as the forward convolution they are",
   CHECK(f.gemm.k == 576);
   const double as_forward = 1.25 * estimate(f, device).time_s;
   CHECK(estimate(op, device).time_s == Approx(as_forward).epsilon(kTight));
+  // The kernel it is costed on is the forward's, so named.
+  CHECK(kernel_name(estimate(f, device).kernel) == "gemm 128x64");
+  CHECK(kernel_name(estimate(op, device).kernel) == "as forward: gemm 128x64");
   // 1x1: the dual GEMM is the op's own.
   graphs::Operator pointwise = op;
   pointwise.conv_kernel = 1;
@@ -245,6 +248,8 @@ TEST_CASE("starved convolutions may split their reduction", "[model][efficiency]
   CHECK(unsplit == Approx(0.8 * 0.1 * 25088.0 / (25088 + 512)).epsilon(kTight));
   CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) ==
         Approx(std::max(unsplit, 0.5 * split.total)).epsilon(kTight));
+  CHECK(kernel_name(compute_choice(op, e, hw::DeviceKind::kGpu, 10).kernel) ==
+        "split-K 10 x 64x64");
   // A shallow reduction does not split: floor(300 / 256) = 1 part.
   CHECK(split_k_efficiency({64, 64, 300, 1}, e, 10) == 0);
   // The entry decides, not the phase: a forward op on it splits the same way; without
@@ -254,4 +259,5 @@ TEST_CASE("starved convolutions may split their reduction", "[model][efficiency]
         Approx(std::max(unsplit, 0.5 * split.total)).epsilon(kTight));
   e.split_k = 0;
   CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) == Approx(unsplit).epsilon(kTight));
+  CHECK(kernel_name(compute_choice(op, e, hw::DeviceKind::kGpu, 10).kernel) == "gemm 64x64");
 }

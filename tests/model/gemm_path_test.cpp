@@ -72,6 +72,8 @@ TEST_CASE("a convolution the framework runs as GEMM is costed with the gemm entr
   const model::OpCost c = roofline.estimate(slow);
   CHECK(c.time_s == Approx(slow.flops / (1e12 * 0.01)).epsilon(kTight));
   CHECK(c.compute_efficiency == Approx(0.01).epsilon(kTight));
+  CHECK(c.kernel.lowering == model::Lowering::kIm2colGemm);
+  CHECK(model::kernel_name(c.kernel) == "im2col + BLAS: gemm");
   const graphs::Operator library = conv(16, 64, 56, 256, 1);
   CHECK(roofline.estimate(library).time_s == Approx(library.flops / (1e12 * 0.5)).epsilon(kTight));
   // Backward directions follow the forward's backend.

@@ -1,14 +1,13 @@
 // The kernel an op's cost assumes (model/kernel_choice.h): what compute_choice picks and how
 // Roofline records the lowerings, at the shapes whose efficiencies efficiency_test.cpp and
-// efficiency_tile_set_test.cpp compute by hand.
+// efficiency_tile_set_test.cpp compute by hand (the split-K kernel and the as-forward lowering:
+// efficiency_test.cpp; im2col + BLAS: gemm_path_test.cpp).
 
 #include "model/kernel_choice.h"
 
 #include <catch2/catch.hpp>
 
 #include "model/efficiency.h"
-#include "model/roofline.h"
-#include "test_device.h"
 
 using namespace amdahl;
 using namespace amdahl::model;
@@ -71,47 +70,4 @@ TEST_CASE("compute_choice names the algorithm whose efficiency it returns", "[mo
   graphs::Operator add;
   add.op_class = graphs::OpClass::kElementwise;
   CHECK(compute_choice(add, e, hw::DeviceKind::kGpu, 10).kernel.algorithm == Algorithm::kNone);
-}
-
-TEST_CASE("a split reduction reports its parts", "[model][kernel]") {
-  // efficiency_test.cpp "starved convolutions": 64 x 64 x 25088 on 10 units, one 64x64 tile,
-  // splits into min(10, floor(25088 / 256)) = 10 parts and is faster split.
-  hw::ClassEfficiency e{0.8, 0.8};
-  e.tile_m = 64;
-  e.tile_n = 64;
-  e.k_half = 512;
-  e.split_k = 0.5;
-  graphs::Operator op = conv3x3(graphs::Phase::kBackwardWeight, 64, 64, 25088);
-  op.conv_kernel = 1;
-  const ComputeChoice c = compute_choice(op, e, hw::DeviceKind::kGpu, 10);
-  CHECK(kernel_name(c.kernel) == "split-K 10 x 64x64");
-  CHECK(c.efficiency == Approx(split_k_efficiency(op.gemm, e, 10)));
-  e.split_k = 0;
-  CHECK(kernel_name(compute_choice(op, e, hw::DeviceKind::kGpu, 10).kernel) == "gemm 64x64");
-}
-
-TEST_CASE("Roofline records the lowering an op is costed through", "[model][kernel]") {
-  hw::DeviceSpec device = test::round_device();
-  hw::ClassEfficiency conv{0.8, 0.8};
-  conv.tile_m = 128;
-  conv.tile_n = 64;
-  device.efficiency["conv"] = conv;
-  hw::ClassEfficiency data{0.5, 0.8};
-  data.as_forward = 1.25;
-  device.efficiency["conv_bwd_data"] = data;
-  const Roofline roofline(device);
-  // A stride-1 data gradient runs as its forward convolution on the forward entry's tiles.
-  const graphs::Operator grad = conv3x3(graphs::Phase::kBackwardData, 1568, 64, 1152);
-  CHECK(kernel_name(roofline.estimate(grad).kernel) == "as forward: gemm 128x64");
-  CHECK(kernel_name(roofline.estimate(conv3x3(graphs::Phase::kForward, 1568, 128, 576)).kernel) ==
-        "gemm 128x64");
-  // A convolution a CPU framework runs as im2col + GEMM (gemm_path_test.cpp's rule).
-  device.kind = hw::DeviceKind::kCpu;
-  device.efficiency["conv"].gemm_pointwise_below_batch = 16;
-  graphs::Operator pointwise = conv3x3(graphs::Phase::kForward, 8 * 56 * 56, 256, 64);
-  pointwise.conv_kernel = 1;
-  pointwise.conv_batch = 8;
-  const OpCost c = Roofline(device).estimate(pointwise);
-  CHECK(c.kernel.lowering == Lowering::kIm2colGemm);
-  CHECK(kernel_name(c.kernel) == "im2col + BLAS: gemm");
 }
