@@ -222,7 +222,10 @@ std::string deepbench_measured_device(const std::string& dataset) {
       {"V100_dgx1_2019", "devices/v100-sxm2.yaml"},
       {"1080Ti", "devices/gtx-1080ti.yaml"},
       {"TitanXp", "devices/titan-xp.yaml"},
-      {"T4", "devices/t4.yaml"}};
+      {"T4", "devices/t4.yaml"},
+      {"TitanXPascal", "devices/titan-x-pascal.yaml"},
+      {"M40", "devices/m40.yaml"},
+      {"TitanX_Maxwell", "devices/titan-x-maxwell.yaml"}};
   std::vector<std::string> known;
   for (const auto& [name, file] : kCards) {
     if (name == dataset) return file;

@@ -96,9 +96,22 @@ TEST_CASE("a DeepBench dataset names the catalog card it was measured on",
   const hw::DeviceSpec t4 = measured("T4");
   CHECK(t4.parallel_units == 40);
   CHECK(t4.peak_for(Precision::kFp32)->flops_per_s == Approx(40 * 64 * 2 * 1.59e9).epsilon(1e-3));
-  CHECK_THROWS_WITH(deepbench_measured_device("M40"), Catch::Contains("'M40'") &&
+  // cuDNN 5 cards: TITAN X (Pascal), 28 GP102 SMs at 1531 MHz; Tesla M40 and GTX TITAN X,
+  // 24 Maxwell GM200 SMs of 128 cores at 1114 and 1075 MHz (datasheet: M40 7 TFLOP/s).
+  CHECK(measured("TitanXPascal").peak_for(Precision::kFp32)->flops_per_s ==
+        Approx(28 * 128 * 2 * 1.531e9).epsilon(1e-3));
+  const hw::DeviceSpec m40 = measured("M40"), maxwell = measured("TitanX_Maxwell");
+  CHECK(m40.parallel_units == 24);
+  CHECK(maxwell.parallel_units == 24);
+  CHECK(m40.peak_for(Precision::kFp32)->flops_per_s ==
+        Approx(24 * 128 * 2 * 1.114e9).epsilon(1e-3));
+  CHECK(maxwell.peak_for(Precision::kFp32)->flops_per_s ==
+        Approx(24 * 128 * 2 * 1.075e9).epsilon(1e-3));
+  CHECK(maxwell.memory.bandwidth_bytes_per_s == Approx(336.5e9));
+  // Every dataset of deepbench_datasets.csv has its card; another name lists them.
+  CHECK_THROWS_WITH(deepbench_measured_device("K80"), Catch::Contains("'K80'") &&
                                                           Catch::Contains("--measured-device") &&
-                                                          Catch::Contains("TitanXp"));
+                                                          Catch::Contains("TitanX_Maxwell"));
 }
 
 TEST_CASE("the PCIe-to-SXM2 clock adjustment scales compute-bound kernels only",
