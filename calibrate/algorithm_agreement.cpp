@@ -8,10 +8,9 @@ AlgorithmFamily library_family(const std::string& algo) {
   return AlgorithmFamily::kDirect;
 }
 
-AlgorithmFamily model_family(const std::string& kernel) {
-  const std::string forward = "as forward: ";
-  const std::string k = kernel.starts_with(forward) ? kernel.substr(forward.size()) : kernel;
-  return k.starts_with("winograd") ? AlgorithmFamily::kWinograd : AlgorithmFamily::kDirect;
+AlgorithmFamily model_family(const model::KernelChoice& kernel) {
+  return kernel.algorithm == model::Algorithm::kWinograd ? AlgorithmFamily::kWinograd
+                                                         : AlgorithmFamily::kDirect;
 }
 
 std::string label_algorithm(const std::string& label) {

@@ -5,9 +5,8 @@
 // choice (model/kernel_choice.h): Winograd against direct, per calibrated entry.
 //
 // Families: the library's WINOGRAD* algorithms are "winograd", FFT* "fft", every other (the
-// implicit-GEMM and GEMM algorithms, cuDNN's backward ALGO_n) "direct"; the model's kernels
-// "winograd ..." (also as forward) are "winograd", every other "direct" (the model has no
-// FFT).
+// implicit-GEMM and GEMM algorithms, cuDNN's backward ALGO_n) "direct"; the model's Winograd
+// kernels (also as forward) are "winograd", every other "direct" (the model has no FFT).
 
 #include <string>
 #include <vector>
@@ -20,8 +19,8 @@ enum class AlgorithmFamily { kDirect, kWinograd, kFft };
 
 // The family of a library algorithm name (WINOGRAD_NONFUSED, FFT_TILING, ALGO_1, ...).
 AlgorithmFamily library_family(const std::string& algo);
-// The family of a model::kernel_name.
-AlgorithmFamily model_family(const std::string& kernel);
+// The family of the model's kernel (as forward or not).
+AlgorithmFamily model_family(const model::KernelChoice& kernel);
 // The `algo=` value of a measurement label ("conv_fwd algo=WINOGRAD;c=64;..."); "" if none.
 std::string label_algorithm(const std::string& label);
 

@@ -130,7 +130,7 @@ constexpr const char* kResidualsHeader =
 std::string residual_line(const std::string& entry, const char* split, const Residual& r) {
   return fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.4f},{}\n", entry, split, r.label,
                      r.measured_s * 1e6, r.predicted_s * 1e6,
-                     (r.predicted_s - r.measured_s) / r.measured_s, r.kernel);
+                     (r.predicted_s - r.measured_s) / r.measured_s, model::kernel_name(r.kernel));
 }
 
 }  // namespace

@@ -294,9 +294,9 @@ double predict_time(const Sample& s, const hw::DeviceSpec& device) {
 
 Residual predicted_residual(const Sample& s, const hw::DeviceSpec& device, bool held_out) {
   const hw::DeviceSpec d = device_at_threads(device, s.threads);
-  const graphs::Operator& op = s.parts.empty() ? s.op : s.parts.front().op;
-  return {s.label, held_out, s.time_s, sample_time(s, d),
-          model::kernel_name(model::estimate(op, d).kernel)};
+  const model::OpCost first = model::estimate(s.parts.empty() ? s.op : s.parts.front().op, d);
+  return {s.label, held_out, s.time_s, s.parts.empty() ? first.time_s : sample_time(s, d),
+          first.kernel};
 }
 
 ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::DeviceSpec& device) {

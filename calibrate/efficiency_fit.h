@@ -31,6 +31,7 @@
 #include "calibrate/error_stats.h"
 #include "graphs/op_graph.h"
 #include "hw/system.h"
+#include "model/kernel_choice.h"
 
 namespace amdahl::calibrate {
 
@@ -107,7 +108,7 @@ struct Residual {
   bool held_out = false;
   double measured_s = 0;
   double predicted_s = 0;
-  std::string kernel;  // model::kernel_name of the kernel the prediction assumes
+  model::KernelChoice kernel;  // the kernel the prediction assumes
 };
 
 struct ClassFit {
