@@ -17,22 +17,7 @@
 namespace amdahl::calibrate {
 namespace {
 
-enum class Param {
-  kCompute,
-  kMemory,
-  kKHalf,
-  kLatency,
-  kHalfBytes,
-  kThreadScaling,
-  kTileReuseHalf,
-  kWinograd,
-  kNarrowCompute,
-  kStridedWork,
-  kCacheBoost,
-  kCacheBytes,
-  kAsForward,
-  kSplitK
-};
+using Param = hw::EfficiencyParam;
 
 // The model's time for `s` on `device` as it stands (its threads already applied).
 double sample_time(const Sample& s, const hw::DeviceSpec& device) {
@@ -42,110 +27,56 @@ double sample_time(const Sample& s, const hw::DeviceSpec& device) {
   return t;
 }
 
-// Winograd factor range: 1 (no saving) to 4 (F(4x4,3x3)'s multiplication saving).
-constexpr double kWinogradMax = 4.0;
-
-bool is_fraction(Param p) {
-  return p == Param::kCompute || p == Param::kMemory || p == Param::kThreadScaling ||
-         p == Param::kNarrowCompute || p == Param::kStridedWork || p == Param::kSplitK;
-}
-
 double logistic(double u) { return 1.0 / (1.0 + std::exp(-u)); }
 double logit(double f) {
   const double c = std::clamp(f, 1e-4, 1.0 - 1e-4);
   return std::log(c / (1.0 - c));
 }
 
-double& slot(hw::ClassEfficiency& e, Param p) {
-  switch (p) {
-    case Param::kTileReuseHalf:
-      return e.tile_reuse_half;
-    case Param::kWinograd:
-      return e.winograd;
-    case Param::kNarrowCompute:
-      return e.narrow_compute;
-    case Param::kStridedWork:
-      return e.strided_work;
-    case Param::kCacheBoost:
-      return e.cache_boost;
-    case Param::kCacheBytes:
-      return e.cache_bytes;
-    case Param::kAsForward:
-      return e.as_forward;
-    case Param::kSplitK:
-      return e.split_k;
-    case Param::kCompute:
-      return e.compute;
-    case Param::kMemory:
-      return e.memory;
-    case Param::kKHalf:
-      return e.k_half;
-    case Param::kLatency:
-      return e.latency_s;
-    case Param::kHalfBytes:
-      return e.half_bytes;
-    case Param::kThreadScaling:
-      return e.thread_scaling;
-  }
-  throw InternalError("unhandled efficiency parameter");
-}
-
-// Parameters whose default (1) means "term off" at the edge of their range, where the fit
-// cannot start: no Winograd saving, all of the strided zero work, no cache boost.
-bool starts_mid_range(Param p) {
-  return p == Param::kWinograd || p == Param::kStridedWork || p == Param::kCacheBoost;
-}
-
-// Starting values where the base gives none (0 switches a model term off, which has no
-// gradient): a k_half of 64 and a half_bytes of 64 kB are mid-range for GPUs and CPUs, a
-// 1 us latency is a kernel's typical fixed cost, 0.9 a typical parallel fraction.
+// A fit's starting value (hw/class_efficiency.h): the base's, unless it gives none (0 switches a
+// model term off, which has no gradient) or the parameter always starts from its own.
 double start_value(Param p, double base) {
-  if (base > 0 && !starts_mid_range(p)) return base;
-  switch (p) {
-    case Param::kTileReuseHalf:
-      return 16;  // the intensity of a 32 x 32 tile
-    case Param::kWinograd:
-      return 1.5;  // mid-range of [1, kWinogradMax]
-    case Param::kNarrowCompute:
-      return 0.2;
-    case Param::kStridedWork:
-      return 0.5;  // mid-range of [0, 1]
-    case Param::kCacheBoost:
-      return 2;  // caches at twice the DRAM bandwidth
-    case Param::kCacheBytes:
-      return 1 << 20;  // a CPU core's L2, a small GPU L2 (below the bound)
-    case Param::kAsForward:
-      return 1;  // as fast as the forward convolution
-    case Param::kSplitK:
-      return 0.5;  // mid-range of (0, 1]
-    case Param::kCompute:
-      return 0.75;
-    case Param::kMemory:
-      return 0.8;
-    case Param::kKHalf:
-      return 64;
-    case Param::kLatency:
-      return 1e-6;
-    case Param::kHalfBytes:
-      return 64e3;
-    case Param::kThreadScaling:
-      return 0.9;
-  }
-  return 1;
+  const hw::EfficiencyParamSpec& spec = hw::efficiency_param(p);
+  return base > 0 && !spec.start_always ? base : spec.start;
 }
 
-// cache_bytes_max bounds kCacheBytes (in (0, cache_bytes_max)).
-double to_coordinate(Param p, double v, double cache_bytes_max) {
-  if (p == Param::kWinograd) return logit((v - 1.0) / (kWinogradMax - 1.0));
-  if (p == Param::kCacheBoost) return std::log(std::max(v - 1.0, 1e-6));
-  if (p == Param::kCacheBytes) return logit(v / cache_bytes_max);
-  return is_fraction(p) ? logit(v) : std::log(v);
+// Between a parameter's value and its unconstrained coordinate (hw::FitTransform);
+// `bound` is kBelow's upper bound.
+double to_coordinate(Param p, double v, double bound) {
+  const hw::EfficiencyParamSpec& spec = hw::efficiency_param(p);
+  switch (spec.transform) {
+    case hw::FitTransform::kRange:
+      return logit((v - spec.fit_min) / (spec.fit_max - spec.fit_min));
+    case hw::FitTransform::kAboveOne:
+      return std::log(std::max(v - 1.0, 1e-6));
+    case hw::FitTransform::kBelow:
+      return logit(v / bound);
+    case hw::FitTransform::kFraction:
+      return logit(v);
+    case hw::FitTransform::kPositive:
+      return std::log(v);
+    case hw::FitTransform::kFixed:
+      break;
+  }
+  throw InternalError(fmt::format("efficiency parameter '{}' is not fitted", spec.key));
 }
-double from_coordinate(Param p, double u, double cache_bytes_max) {
-  if (p == Param::kWinograd) return 1.0 + (kWinogradMax - 1.0) * logistic(u);
-  if (p == Param::kCacheBoost) return 1.0 + std::exp(u);
-  if (p == Param::kCacheBytes) return cache_bytes_max * logistic(u);
-  return is_fraction(p) ? logistic(u) : std::exp(u);
+double from_coordinate(Param p, double u, double bound) {
+  const hw::EfficiencyParamSpec& spec = hw::efficiency_param(p);
+  switch (spec.transform) {
+    case hw::FitTransform::kRange:
+      return spec.fit_min + (spec.fit_max - spec.fit_min) * logistic(u);
+    case hw::FitTransform::kAboveOne:
+      return 1.0 + std::exp(u);
+    case hw::FitTransform::kBelow:
+      return bound * logistic(u);
+    case hw::FitTransform::kFraction:
+      return logistic(u);
+    case hw::FitTransform::kPositive:
+      return std::exp(u);
+    case hw::FitTransform::kFixed:
+      break;
+  }
+  throw InternalError(fmt::format("efficiency parameter '{}' is not fitted", spec.key));
 }
 
 struct Problem {
@@ -162,8 +93,8 @@ struct Problem {
   hw::ClassEfficiency efficiency(const Eigen::VectorXd& u) const {
     hw::ClassEfficiency e = fixed;
     for (std::size_t i = 0; i < params.size(); ++i)
-      slot(e, params[i]) =
-          from_coordinate(params[i], u[static_cast<Eigen::Index>(i)], cache_bytes_max);
+      hw::efficiency_param(params[i]).set(
+          e, from_coordinate(params[i], u[static_cast<Eigen::Index>(i)], cache_bytes_max));
     return e;
   }
 };
@@ -259,12 +190,12 @@ struct Structure {
   bool winograd_algorithm = false;
 
   void apply(hw::ClassEfficiency& e) const {
-    e.tile_m = tile_min > 0 ? tile_rows : tile_m;
-    e.tile_n = tile_n;
-    e.tile_min = tile_min;
-    e.tile_max = tile_max;
-    e.tile_choice = choice;
-    e.winograd_algorithm = winograd_algorithm;
+    e.gemm.tile_m = tile_min > 0 ? tile_rows : tile_m;
+    e.gemm.tile_n = tile_n;
+    e.gemm.tile_min = tile_min;
+    e.gemm.tile_max = tile_max;
+    e.gemm.tile_choice = choice;
+    e.conv.winograd_algorithm = winograd_algorithm;
   }
   std::string name() const {
     if (tile_min > 0)
@@ -324,18 +255,18 @@ Setup setup_fit(ModelForm form, const std::vector<Sample>& train, const hw::Devi
   std::vector<Param>& params = setup.params;
   start.compute = base.efficiency_for("default").compute;
   if (form == ModelForm::kGemmLike) {
-    start.narrow_max = options.narrow_max;
-    start.gemm_pointwise_below_batch = options.gemm_pointwise_below_batch;
-    start.gemm_single_max_input = options.gemm_single_max_input;
-    start.memory_in_series = options.memory_in_series;
-    start.unblocked = options.unblocked;
+    start.gemm.narrow_max = options.narrow_max;
+    start.cpu.gemm_pointwise_below_batch = options.gemm_pointwise_below_batch;
+    start.cpu.gemm_single_max_input = options.gemm_single_max_input;
+    start.traffic.memory_in_series = options.memory_in_series;
+    start.traffic.unblocked = options.unblocked;
   }
   if (form == ModelForm::kGemmLike && options.unblocked) {
     // Every row streams m n k elements for 2 m n k FLOPs (half a FLOP per byte): memory binds
     // at any compute fraction, which the rows cannot see and so do not set. The full peak at
     // any depth (k_half 0) keeps the compute roof out of the way.
     start.compute = 1;
-    start.k_half = 0;
+    start.gemm.k_half = 0;
     params = {Param::kMemory, Param::kLatency};
   } else if (form == ModelForm::kGemmLike) {
     params = {Param::kCompute, Param::kMemory, Param::kKHalf, Param::kLatency};
@@ -425,8 +356,8 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   problem.start.resize(static_cast<Eigen::Index>(problem.params.size()));
   for (std::size_t i = 0; i < problem.params.size(); ++i) {
     const Param p = problem.params[i];
-    problem.start[static_cast<Eigen::Index>(i)] =
-        to_coordinate(p, start_value(p, slot(problem.fixed, p)), problem.cache_bytes_max);
+    problem.start[static_cast<Eigen::Index>(i)] = to_coordinate(
+        p, start_value(p, hw::efficiency_param(p).get(problem.fixed)), problem.cache_bytes_max);
   }
 
   // The discrete structure: a tile pair (tile_m, tile_n), or a tile set (tile_min, tile_max)

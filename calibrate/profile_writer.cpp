@@ -82,38 +82,31 @@ std::string set_top_level_keys(const std::string& text,
 }
 
 std::string efficiency_entry(const ClassFit& fit, const std::string& source) {
-  const hw::ClassEfficiency& e = fit.params;
-  std::string body = fmt::format("compute: {}, memory: {}", num(e.compute), num(e.memory));
-  if (e.tile_m > 0) body += fmt::format(", tile_m: {}", e.tile_m);
-  if (e.tile_n > 0) body += fmt::format(", tile_n: {}", e.tile_n);
-  if (e.tile_min > 0 || e.tile_max > 0)
-    body += fmt::format(", tile_min: {}, tile_max: {}", e.tile_min, e.tile_max);
-  if (e.tile_choice == hw::TileChoice::kWaste) body += ", tile_choice: waste";
-  // Reuse applies to tiles only (model/efficiency.h); a fit without tiles leaves it unused.
-  if (e.tile_reuse_half > 0 && (e.tile_min > 0 || e.tile_m > 0))
-    body += fmt::format(", tile_reuse_half: {}", num(e.tile_reuse_half));
-  if (e.narrow_max > 0 && e.narrow_compute > 0)
-    body +=
-        fmt::format(", narrow_max: {}, narrow_compute: {}", e.narrow_max, num(e.narrow_compute));
-  if (e.winograd != 1) body += fmt::format(", winograd: {}", num(e.winograd));
-  if (e.winograd_algorithm) body += ", winograd_algorithm: true";
-  if (e.strided_work != 1) body += fmt::format(", strided_work: {}", num(e.strided_work));
-  if (e.as_forward > 0) body += fmt::format(", as_forward: {}", num(e.as_forward));
-  if (e.split_k > 0) body += fmt::format(", split_k: {}", num(e.split_k));
-  if (e.memory_in_series) body += ", memory_in_series: true";
-  if (e.unblocked) body += ", unblocked: true";
-  if (e.gemm_pointwise_below_batch > 0)
-    body += fmt::format(", gemm_pointwise_below_batch: {}", e.gemm_pointwise_below_batch);
-  if (e.gemm_single_max_input > 0)
-    body += fmt::format(", gemm_single_max_input: {:.0f}", e.gemm_single_max_input);
-  if (e.k_half > 0) body += fmt::format(", k_half: {}", num(e.k_half));
-  if (e.latency_s > 0) body += fmt::format(", latency: {} us", num(e.latency_s * 1e6));
-  if (e.half_bytes > 0)
-    body += fmt::format(", half_bytes: {} B", fmt::format("{:.0f}", e.half_bytes));
-  if (e.cache_bytes > 0)
-    body += fmt::format(", cache_boost: {}, cache_bytes: {} B", num(e.cache_boost),
-                        fmt::format("{:.0f}", e.cache_bytes));
-  if (e.thread_scaling > 0) body += fmt::format(", thread_scaling: {}", num(e.thread_scaling));
+  // Every parameter of hw/class_efficiency.h that its row says is written, in the table's order.
+  std::string body;
+  for (const hw::EfficiencyParamSpec& p : hw::efficiency_params()) {
+    const double v = p.get(fit.params);
+    if (p.written ? !p.written(fit.params) : v == p.default_value) continue;
+    std::string text;
+    switch (p.format) {
+      case hw::WriteFormat::kSignificant:
+        text = num(v * p.write_scale);
+        break;
+      case hw::WriteFormat::kInteger:
+        text = fmt::format("{}", static_cast<long long>(v));
+        break;
+      case hw::WriteFormat::kWhole:
+        text = fmt::format("{:.0f}", v * p.write_scale);
+        break;
+      case hw::WriteFormat::kText:
+        text = p.type == hw::ParamType::kBool
+                   ? std::string(v != 0 ? "true" : "false")
+                   : std::string(p.choices.at(static_cast<std::size_t>(v)));
+        break;
+    }
+    if (!p.write_unit.empty()) text += fmt::format(" {}", p.write_unit);
+    body += fmt::format("{}{}: {}", body.empty() ? "" : ", ", p.key, text);
+  }
   return fmt::format("{}: {{{}, source: {}}}", fit.op_class, body, quoted_yaml(source));
 }
 

@@ -79,16 +79,17 @@ void write_residuals(const CalibrateOptions& o, const calibrate::Calibration& c)
 
 // "128x64" (a tile pair), "16..256" (a tile set), "128x32..128 waste" (fixed rows, least waste).
 std::string tile_text(const hw::ClassEfficiency& e) {
-  if (e.tile_min > 0)
-    return fmt::format("{}{}..{}{}", e.tile_m > 0 ? fmt::format("{}x", e.tile_m) : "", e.tile_min,
-                       e.tile_max, e.tile_choice == hw::TileChoice::kWaste ? " waste" : "");
-  return e.tile_m > 0 ? fmt::format("{}x{}", e.tile_m, e.tile_n) : "-";
+  if (e.gemm.tile_min > 0)
+    return fmt::format("{}{}..{}{}", e.gemm.tile_m > 0 ? fmt::format("{}x", e.gemm.tile_m) : "",
+                       e.gemm.tile_min, e.gemm.tile_max,
+                       e.gemm.tile_choice == hw::TileChoice::kWaste ? " waste" : "");
+  return e.gemm.tile_m > 0 ? fmt::format("{}x{}", e.gemm.tile_m, e.gemm.tile_n) : "-";
 }
 
 // "4.45x < 6.1 MB" (the cache term: boost, and the size where half of it is left), else "-".
 std::string cache_text(const hw::ClassEfficiency& e) {
-  if (e.cache_bytes <= 0) return "-";
-  return fmt::format("{:.3g}x < {:.2g} MB", e.cache_boost, e.cache_bytes / 1e6);
+  if (e.traffic.cache_bytes <= 0) return "-";
+  return fmt::format("{:.3g}x < {:.2g} MB", e.traffic.cache_boost, e.traffic.cache_bytes / 1e6);
 }
 
 // The model's kernel against the library's recorded algorithm (calibrate/algorithm_agreement.h),
@@ -122,7 +123,7 @@ void print_report(std::ostream& out, const calibrate::Calibration& c) {
     const hw::ClassEfficiency& e = f.params;
     t.add({f.op_class, std::to_string(f.train.count), std::to_string(f.held_out.count),
            f.structure.empty() ? "-" : f.structure, fmt::format("{:.3f}", e.compute),
-           fmt::format("{:.3f}", e.memory), tile_text(e), fmt::format("{:.4g}", e.k_half),
+           fmt::format("{:.3f}", e.memory), tile_text(e), fmt::format("{:.4g}", e.gemm.k_half),
            fmt::format("{:.3g} us", e.latency_s * 1e6), cache_text(e),
            percent(f.held_out.median_abs), percent(f.held_out.p90_abs),
            percent(f.train.median_abs)});

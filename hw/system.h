@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/class_efficiency.h"
 #include "util/precision.h"
 
 namespace amdahl::hw {
@@ -35,66 +36,6 @@ struct MemorySpec {
 struct AllocationSpec {
   double above_bytes = 0;
   double bytes_per_s = 0;
-};
-
-enum class TileChoice { kFill, kWaste };  // ClassEfficiency::tile_choice
-
-// Calibrated efficiency of one op class on one device (see model/efficiency.h for the
-// formulas that use these parameters). Fractions are of the device's roofline.
-struct ClassEfficiency {
-  double compute = 0;  // fraction of peak FLOP/s reached by a large, well-shaped op
-  double memory = 0;   // fraction of peak bandwidth reached by a large op
-  int tile_m = 0;      // GEMM/conv output tile (0: no tile quantization)
-  int tile_n = 0;
-  double k_half = 0;      // reduction depth at which half of `compute` is reached (0: none)
-  double latency_s = 0;   // fixed time per op beyond the launch latency
-  double half_bytes = 0;  // bytes at which a memory-bound op reaches half its bandwidth
-  // Cache-resident operands (model/efficiency.h): small ops stream at up to cache_boost times
-  // the DRAM fraction, fading to 1x around cache_bytes (cache_bytes 0: no cache term).
-  double cache_boost = 1;
-  double cache_bytes = 0;
-  double thread_scaling = 0;  // CPU only: parallel fraction for Amdahl thread scaling (0: ideal)
-  // Tile set (model/efficiency.h): candidate tiles tm x tn with tm, tn in tile_min x 2^i up to
-  // tile_max; the op runs on the candidate with the highest efficiency (0: no tile set).
-  int tile_min = 0;
-  int tile_max = 0;
-  double tile_reuse_half = 0;  // tile intensity tm*tn/(tm+tn) reaching half of `compute`
-  double winograd = 1;         // efficiency multiplier of 3x3 stride-1 convolutions (>= 1)
-  int narrow_max = 0;          // GEMMs with min(m, n) <= narrow_max run on a narrow kernel
-  double narrow_compute = 0;   // its fraction of peak (no tile quantization; 0: none)
-  // How the tile of a tile set is chosen (model/efficiency.h): kFill, the one with the highest
-  // efficiency (tile x wave x reuse); kWaste, the one wasting least (tile x reuse), the wave
-  // quantization it then suffers not considered.
-  TileChoice tile_choice = TileChoice::kFill;
-  // 3x3 stride-1 convolutions: Winograd as its own algorithm (the transformed GEMM on the same
-  // tiles, the faster of it and the direct convolution) instead of a factor on the direct one.
-  bool winograd_algorithm = false;
-  // Strided backward data: the share of the stride^2 zero work the kernels do, as an exponent
-  // on implicit_gemm_work_fraction (1: all of it, 0: none; model/efficiency.h).
-  double strided_work = 1;
-  // conv_bwd_data: stride-1 data gradients run as forward convolutions, costed with the `conv`
-  // entry, their time multiplied by as_forward (model/efficiency.h; 0: off).
-  double as_forward = 0;
-  // An op whose tiles leave units idle may also run split over its reduction (split-K, partial
-  // sums added atomically) at this fraction of the unsplit kernels' efficiency; the faster is
-  // taken (model/efficiency.h; 0: off; calibrated for conv and conv_bwd_filter).
-  double split_k = 0;
-  // `conv` entry of a CPU calibrated through a framework: the convolutions the framework runs
-  // as im2col + its BLAS GEMM rather than through its convolution library, costed with the
-  // device's `gemm` entry (model/efficiency.h runs_as_gemm; PyTorch 1.13's use_mkldnn on one
-  // thread): 1x1 stride-1 ones with batch below gemm_pointwise_below_batch, and ungrouped
-  // batch-1 ones with square kernels of at most 3 whose input has at most gemm_single_max_input
-  // elements. Measured by asking the framework which backend it picks (0: off).
-  int gemm_pointwise_below_batch = 0;
-  // The op's memory traffic runs before and after its compute instead of overlapping it (time
-  // = compute + memory, not the larger): a library that converts the framework's layout into
-  // its own and back on every call (oneDNN under PyTorch on a CPU).
-  bool memory_in_series = false;
-  // GEMM-like ops of a library without cache blocking (a reference BLAS): each of the m rows of
-  // the result re-reads the n x k operand, m n k elements of traffic at the `memory` fraction,
-  // the cache step keyed on that operand's size (model/efficiency.h memory_traffic).
-  bool unblocked = false;
-  double gemm_single_max_input = 0;
 };
 
 struct DeviceSpec {

@@ -28,33 +28,32 @@ Record read_file(const YamlFile& file, const std::vector<Field>& schema) {
   return r;
 }
 
+// An entry from its record, one parameter per row of hw/class_efficiency.h (every key is
+// present: given or defaulted by the schema).
 ClassEfficiency to_efficiency(const Record& r) {
   ClassEfficiency e;
-  e.compute = r.number("compute");
-  e.memory = r.number("memory");
-  e.tile_m = static_cast<int>(r.integer("tile_m"));
-  e.tile_n = static_cast<int>(r.integer("tile_n"));
-  e.k_half = r.number("k_half");
-  e.latency_s = r.number("latency");
-  e.half_bytes = r.number("half_bytes");
-  e.cache_boost = r.number("cache_boost");
-  e.cache_bytes = r.number("cache_bytes");
-  e.thread_scaling = r.number("thread_scaling");
-  e.tile_min = static_cast<int>(r.integer("tile_min"));
-  e.tile_max = static_cast<int>(r.integer("tile_max"));
-  e.tile_reuse_half = r.number("tile_reuse_half");
-  e.winograd = r.number("winograd");
-  e.narrow_max = static_cast<int>(r.integer("narrow_max"));
-  e.narrow_compute = r.number("narrow_compute");
-  e.tile_choice = r.text("tile_choice") == "waste" ? TileChoice::kWaste : TileChoice::kFill;
-  e.winograd_algorithm = r.boolean("winograd_algorithm");
-  e.strided_work = r.number("strided_work");
-  e.as_forward = r.number("as_forward");
-  e.split_k = r.number("split_k");
-  e.memory_in_series = r.boolean("memory_in_series");
-  e.unblocked = r.boolean("unblocked");
-  e.gemm_pointwise_below_batch = static_cast<int>(r.integer("gemm_pointwise_below_batch"));
-  e.gemm_single_max_input = r.number("gemm_single_max_input");
+  for (const EfficiencyParamSpec& p : efficiency_params()) {
+    const std::string key(p.key);
+    double v = 0;
+    switch (p.type) {
+      case ParamType::kNumber:
+      case ParamType::kQuantity:
+        v = r.number(key);
+        break;
+      case ParamType::kInt:
+        v = static_cast<double>(r.integer(key));
+        break;
+      case ParamType::kBool:
+        v = r.boolean(key) ? 1 : 0;
+        break;
+      case ParamType::kEnum: {
+        const auto it = std::find(p.choices.begin(), p.choices.end(), r.text(key));
+        v = static_cast<double>(it - p.choices.begin());  // the schema checked the choice
+        break;
+      }
+    }
+    p.set(e, v);
+  }
   return e;
 }
 

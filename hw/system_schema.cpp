@@ -1,5 +1,8 @@
 #include "hw/system_schema.h"
 
+#include <fmt/format.h>
+
+#include "hw/class_efficiency.h"
 #include "util/precision.h"
 
 namespace amdahl::hw {
@@ -25,105 +28,40 @@ const std::vector<std::string>& efficiency_class_names() {
 
 namespace {
 
+// One field per row of the efficiency parameter table (hw/class_efficiency.h), in its order.
 std::vector<Field> efficiency_fields() {
-  return {
-      number_field("compute", "fraction of peak FLOP/s a large, well-shaped op reaches")
-          .fraction()
-          .def("0.75"),
-      number_field("memory", "fraction of peak bandwidth a large op reaches").fraction().def("0.8"),
-      int_field("tile_m",
-                "output tile rows for tile and wave quantization (0: none); with a tile set, "
-                "the rows of every candidate")
-          .non_negative()
-          .def("0"),
-      int_field("tile_n", "output tile columns for tile and wave quantization (0: none)")
-          .non_negative()
-          .def("0"),
-      number_field("k_half", "reduction depth reaching half of `compute` (0: none)")
-          .non_negative()
-          .def("0"),
-      quantity_field("latency", Dimension::kTime, "fixed time per op beyond launch latency")
-          .non_negative()
-          .def("0 s"),
-      quantity_field("half_bytes", Dimension::kBytes,
-                     "bytes at which a memory-bound op reaches half its bandwidth (0: none)")
-          .non_negative()
-          .def("0 B"),
-      number_field("cache_boost",
-                   "bandwidth multiple of cache-resident operands over `memory` (>= 1; 1: none)")
-          .at_least(1)
-          .def("1"),
-      quantity_field("cache_bytes", Dimension::kBytes,
-                     "bytes at which the cache boost has fallen halfway to 1x (0: none)")
-          .non_negative()
-          .def("0 B"),
-      number_field("thread_scaling", "CPU: parallel fraction for thread scaling (0: ideal)")
-          .non_negative()
-          .def("0"),
-      int_field("tile_min",
-                "smallest tile side of the tile set (0: none; tiles are tile_min x 2^i)")
-          .non_negative()
-          .def("0"),
-      int_field("tile_max", "largest tile side of the tile set (0: none)").non_negative().def("0"),
-      number_field("tile_reuse_half",
-                   "tile intensity tm*tn/(tm+tn) at which a tile reaches half of `compute` (0: "
-                   "none)")
-          .non_negative()
-          .def("0"),
-      number_field("winograd",
-                   "efficiency multiplier of 3x3 stride-1 convolutions (Winograd FLOP saving)")
-          .non_negative()
-          .def("1"),
-      int_field("narrow_max",
-                "GEMMs with min(m, n) <= narrow_max run on a narrow (GEMV-like) kernel (0: none)")
-          .non_negative()
-          .def("0"),
-      number_field("narrow_compute", "fraction of peak FLOP/s of the narrow kernel (0: none)")
-          .non_negative()
-          .def("0"),
-      enum_field("tile_choice", {"fill", "waste"},
-                 "tile set: the tile an op runs on: the most efficient (fill: tile x wave x "
-                 "reuse) or the one wasting least (waste: tile x reuse)")
-          .def("fill"),
-      number_field("strided_work",
-                   "strided backward data: exponent on the stride^2 work fraction (1: all the "
-                   "zero work, 0: none)")
-          .non_negative()
-          .def("1"),
-      number_field("as_forward",
-                   "conv_bwd_data: stride-1 data gradients cost this many times the forward "
-                   "convolution they run as, through the conv entry (0: off)")
-          .non_negative()
-          .def("0"),
-      number_field("split_k",
-                   "efficiency fraction of split-K kernels for ops whose tiles leave units idle; "
-                   "the faster of split and unsplit is taken (0: off)")
-          .within(0, 1)
-          .def("0"),
-      bool_field("memory_in_series",
-                 "the op's memory time adds to its compute time instead of overlapping it "
-                 "(layout conversions around a library kernel)")
-          .def("false"),
-      bool_field("unblocked",
-                 "GEMMs of a library without cache blocking (reference BLAS): each result row "
-                 "re-reads the n x k operand; the cache step is keyed on that operand's size")
-          .def("false"),
-      int_field("gemm_pointwise_below_batch",
-                "conv on a CPU framework: 1x1 stride-1 convolutions with batch below this run as "
-                "im2col + GEMM, costed with the gemm entry (0: off)")
-          .non_negative()
-          .def("0"),
-      number_field("gemm_single_max_input",
-                   "conv on a CPU framework: ungrouped batch-1 convolutions with kernels of at "
-                   "most 3x3 and at most this many input elements run as im2col + GEMM (0: off)")
-          .non_negative()
-          .def("0"),
-      bool_field("winograd_algorithm",
-                 "3x3 stride-1 convolutions: Winograd as its own algorithm (the transformed "
-                 "GEMM, the faster of it and the direct one) rather than a factor")
-          .def("false"),
-      string_field("source", "where these parameters come from"),
-  };
+  std::vector<Field> fields;
+  for (const EfficiencyParamSpec& p : efficiency_params()) {
+    const std::string description =
+        fmt::format("[{}] {}", p.group, std::string_view(p.description));
+    Field f;
+    switch (p.type) {
+      case ParamType::kNumber:
+        f = number_field(std::string(p.key), description);
+        break;
+      case ParamType::kInt:
+        f = int_field(std::string(p.key), description);
+        break;
+      case ParamType::kBool:
+        f = bool_field(std::string(p.key), description);
+        break;
+      case ParamType::kQuantity:
+        f = quantity_field(std::string(p.key), p.dimension, description);
+        break;
+      case ParamType::kEnum:
+        f = enum_field(std::string(p.key),
+                       std::vector<std::string>(p.choices.begin(), p.choices.end()), description);
+        break;
+    }
+    if (p.type != ParamType::kBool && p.type != ParamType::kEnum) {
+      f.min_value = p.min;
+      f.max_value = p.max;
+      f.min_exclusive = p.min_exclusive;
+    }
+    fields.push_back(f.def(std::string(p.default_text)));
+  }
+  fields.push_back(string_field("source", "where these parameters come from"));
+  return fields;
 }
 
 }  // namespace

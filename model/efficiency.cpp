@@ -21,8 +21,8 @@ GemmEfficiency tile_candidate(double m, double n, double batch, double tm, doubl
   out.tile = (m * n) / (ceil_div(m, tm) * tm * ceil_div(n, tn) * tn);
   const double units = std::max(parallel_units, 1);
   out.wave = tiles / (ceil_div(tiles, units) * units);
-  if (e.tile_reuse_half > 0) {
-    const auto reuse = [&](double i) { return i / (i + e.tile_reuse_half); };
+  if (e.gemm.tile_reuse_half > 0) {
+    const auto reuse = [&](double i) { return i / (i + e.gemm.tile_reuse_half); };
     out.reuse = reuse(tm * tn / (tm + tn)) / reuse(best_intensity);
   }
   out.tile_m = static_cast<int>(tm);
@@ -33,7 +33,7 @@ GemmEfficiency tile_candidate(double m, double n, double batch, double tm, doubl
 
 GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
                                int parallel_units) {
-  return gemm_efficiency(g, e, parallel_units, e.tile_choice);
+  return gemm_efficiency(g, e, parallel_units, e.gemm.tile_choice);
 }
 
 GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
@@ -42,19 +42,19 @@ GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficie
   const double m = static_cast<double>(g.m), n = static_cast<double>(g.n);
   const double k = static_cast<double>(g.k);
   const double batch = static_cast<double>(std::max<std::int64_t>(g.batch, 1));
-  const bool narrow =
-      e.narrow_max > 0 && e.narrow_compute > 0 && m > 0 && n > 0 && std::min(m, n) <= e.narrow_max;
+  const bool narrow = e.gemm.narrow_max > 0 && e.gemm.narrow_compute > 0 && m > 0 && n > 0 &&
+                      std::min(m, n) <= e.gemm.narrow_max;
   if (narrow) {
     out.narrow = true;
-  } else if (e.tile_min > 0 && e.tile_max >= e.tile_min && m > 0 && n > 0) {
+  } else if (e.gemm.tile_min > 0 && e.gemm.tile_max >= e.gemm.tile_min && m > 0 && n > 0) {
     // Rows: tile_m when given, else the set; columns: the set.
-    const int row_min = e.tile_m > 0 ? e.tile_m : e.tile_min;
-    const int row_max = e.tile_m > 0 ? e.tile_m : e.tile_max;
+    const int row_min = e.gemm.tile_m > 0 ? e.gemm.tile_m : e.gemm.tile_min;
+    const int row_max = e.gemm.tile_m > 0 ? e.gemm.tile_m : e.gemm.tile_max;
     const double best_intensity =
-        static_cast<double>(row_max) * e.tile_max / (row_max + e.tile_max);
+        static_cast<double>(row_max) * e.gemm.tile_max / (row_max + e.gemm.tile_max);
     double best = -1;
     for (int tm = row_min; tm <= row_max; tm *= 2)
-      for (int tn = e.tile_min; tn <= e.tile_max; tn *= 2) {
+      for (int tn = e.gemm.tile_min; tn <= e.gemm.tile_max; tn *= 2) {
         const GemmEfficiency c =
             tile_candidate(m, n, batch, tm, tn, e, parallel_units, best_intensity);
         const double f = c.tile * c.reuse * (choice == hw::TileChoice::kFill ? c.wave : 1.0);
@@ -63,19 +63,21 @@ GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficie
           out = c;
         }
       }
-  } else if (e.tile_m > 0 && e.tile_n > 0 && m > 0 && n > 0) {
-    const double intensity = static_cast<double>(e.tile_m) * e.tile_n / (e.tile_m + e.tile_n);
-    out = tile_candidate(m, n, batch, e.tile_m, e.tile_n, e, parallel_units, intensity);
+  } else if (e.gemm.tile_m > 0 && e.gemm.tile_n > 0 && m > 0 && n > 0) {
+    const double intensity =
+        static_cast<double>(e.gemm.tile_m) * e.gemm.tile_n / (e.gemm.tile_m + e.gemm.tile_n);
+    out = tile_candidate(m, n, batch, e.gemm.tile_m, e.gemm.tile_n, e, parallel_units, intensity);
   }
-  if (e.k_half > 0 && k > 0) out.depth = k / (k + e.k_half);
-  out.total = (narrow ? e.narrow_compute : e.compute) * out.tile * out.wave * out.reuse * out.depth;
+  if (e.gemm.k_half > 0 && k > 0) out.depth = k / (k + e.gemm.k_half);
+  out.total =
+      (narrow ? e.gemm.narrow_compute : e.compute) * out.tile * out.wave * out.reuse * out.depth;
   return out;
 }
 
 double thread_scaling_efficiency(const hw::ClassEfficiency& e, int cores) {
-  if (e.thread_scaling <= 0) return 1;
+  if (e.cpu.thread_scaling <= 0) return 1;
   const double c = std::max(cores, 1);
-  const double s = std::min(e.thread_scaling, 1.0);
+  const double s = std::min(e.cpu.thread_scaling, 1.0);
   return (1.0 / ((1.0 - s) + s / c)) / c;
 }
 
@@ -103,7 +105,7 @@ SplitK split_k(const graphs::GemmDims& g, const hw::ClassEfficiency& e, int para
   if (parts < 2) return {};
   const auto s = static_cast<std::int64_t>(parts);
   const graphs::GemmDims split{g.m, g.n, (g.k + s - 1) / s, std::max<std::int64_t>(g.batch, 1) * s};
-  return {static_cast<int>(s), gemm_efficiency(split, e, parallel_units).total * e.split_k};
+  return {static_cast<int>(s), gemm_efficiency(split, e, parallel_units).total * e.gemm.split_k};
 }
 
 KernelChoice kernel_of(const GemmEfficiency& g, Algorithm tiled) {
@@ -124,22 +126,22 @@ ComputeChoice compute_choice(const graphs::Operator& op, const hw::ClassEfficien
       op.gemm.empty() ? GemmEfficiency{} : gemm_efficiency(op.gemm, e, parallel_units);
   out.efficiency = op.gemm.empty() ? e.compute : direct.total;
   if (!op.gemm.empty()) out.kernel = kernel_of(direct, Algorithm::kGemm);
-  if (is_winograd_eligible(op) && e.winograd_algorithm && !op.gemm.empty()) {
+  if (is_winograd_eligible(op) && e.conv.winograd_algorithm && !op.gemm.empty()) {
     // The library's algorithm search times both and keeps the faster (same FLOP count).
     const GemmEfficiency transformed =
         gemm_efficiency(winograd_dims(op), e, parallel_units, hw::TileChoice::kFill);
-    const double winograd = transformed.total * std::max(e.winograd, 1.0);
+    const double winograd = transformed.total * std::max(e.conv.winograd, 1.0);
     if (winograd > out.efficiency) {
       out.efficiency = winograd;
       out.kernel = kernel_of(transformed, Algorithm::kWinograd);
     }
   } else if (is_winograd_eligible(op)) {
-    out.efficiency *= std::max(e.winograd, 1.0);
+    out.efficiency *= std::max(e.conv.winograd, 1.0);
     // Winograd as a factor on the direct kernel's tiles.
-    if (e.winograd > 1 && out.kernel.algorithm == Algorithm::kGemm)
+    if (e.conv.winograd > 1 && out.kernel.algorithm == Algorithm::kGemm)
       out.kernel.algorithm = Algorithm::kWinograd;
   }
-  if (e.split_k > 0 && !op.gemm.empty()) {
+  if (e.gemm.split_k > 0 && !op.gemm.empty()) {
     const SplitK s = split_k(op.gemm, e, parallel_units, direct);
     if (s.efficiency > out.efficiency) {
       out.efficiency = s.efficiency;
@@ -147,7 +149,7 @@ ComputeChoice compute_choice(const graphs::Operator& op, const hw::ClassEfficien
     }
   }
   if (op.phase == graphs::Phase::kBackwardData && op.conv_stride > 1 && !op.gemm.empty())
-    out.efficiency *= std::pow(implicit_gemm_work_fraction(op), e.strided_work);
+    out.efficiency *= std::pow(implicit_gemm_work_fraction(op), e.conv.strided_work);
   if (kind == hw::DeviceKind::kCpu) out.efficiency *= thread_scaling_efficiency(e, parallel_units);
   return out;
 }
@@ -159,14 +161,15 @@ double compute_efficiency(const graphs::Operator& op, const hw::ClassEfficiency&
 
 double memory_efficiency(double bytes, const hw::ClassEfficiency& e) {
   double eff = e.memory;
-  if (e.half_bytes > 0 && bytes > 0) eff *= bytes / (bytes + e.half_bytes);
-  if (e.cache_bytes > 0 && bytes >= 0)
-    eff *= 1 + (e.cache_boost - 1) * e.cache_bytes / (e.cache_bytes + bytes);
+  if (e.traffic.half_bytes > 0 && bytes > 0) eff *= bytes / (bytes + e.traffic.half_bytes);
+  if (e.traffic.cache_bytes > 0 && bytes >= 0)
+    eff *=
+        1 + (e.traffic.cache_boost - 1) * e.traffic.cache_bytes / (e.traffic.cache_bytes + bytes);
   return eff;
 }
 
 MemoryTraffic memory_traffic(const graphs::Operator& op, const hw::ClassEfficiency& e) {
-  if (!e.unblocked || op.gemm.empty()) return {op.bytes(), op.bytes()};
+  if (!e.traffic.unblocked || op.gemm.empty()) return {op.bytes(), op.bytes()};
   const graphs::GemmDims& g = op.gemm;
   const double operand =
       graphs::dtype_bytes(op.dtype) * static_cast<double>(g.n) * static_cast<double>(g.k);
@@ -210,11 +213,11 @@ graphs::Operator forward_op(const graphs::Operator& op) {
 
 bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv) {
   if (op.op_class != graphs::OpClass::kConv || op.conv_batch <= 0 || op.gemm.empty()) return false;
-  const bool pointwise =
-      op.conv_kernel == 1 && op.conv_stride == 1 && op.conv_batch < conv.gemm_pointwise_below_batch;
-  const bool small_single = conv.gemm_single_max_input > 0 && op.conv_batch == 1 &&
+  const bool pointwise = op.conv_kernel == 1 && op.conv_stride == 1 &&
+                         op.conv_batch < conv.cpu.gemm_pointwise_below_batch;
+  const bool small_single = conv.cpu.gemm_single_max_input > 0 && op.conv_batch == 1 &&
                             op.conv_groups == 1 && op.conv_kernel >= 1 && op.conv_kernel <= 3 &&
-                            op.conv_input_elements <= conv.gemm_single_max_input;
+                            op.conv_input_elements <= conv.cpu.gemm_single_max_input;
   return pointwise || small_single;
 }
 

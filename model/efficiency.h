@@ -97,7 +97,7 @@ struct GemmEfficiency {
 
 GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
                                int parallel_units);
-// With the tile chosen by `choice` instead of e.tile_choice.
+// With the tile chosen by `choice` instead of e.gemm.tile_choice.
 GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficiency& e,
                                int parallel_units, hw::TileChoice choice);
 // The split-K efficiency of a GEMM (above; 0 when it would not split); `unsplit` is

@@ -129,9 +129,9 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
     c.kernel.lowering = Lowering::kIm2colGemm;
     return c;
   }
-  if (specific && specific->as_forward > 0 && can_run_as_forward(op)) {
+  if (specific && specific->conv.as_forward > 0 && can_run_as_forward(op)) {
     // efficiency.h: the forward convolution it runs as, times the ratio.
-    const double ratio = specific->as_forward;
+    const double ratio = specific->conv.as_forward;
     OpCost c = estimate(forward_op(op));
     c.time_s *= ratio;
     c.compute_s *= ratio;
@@ -160,7 +160,7 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
   const hw::AllocationSpec& a = device_->allocation;
   if (a.bytes_per_s > 0) c.allocation_s = fresh_bytes(op, a.above_bytes) / a.bytes_per_s;
   const double work =
-      e.memory_in_series ? c.compute_s + c.memory_s : std::max(c.compute_s, c.memory_s);
+      e.traffic.memory_in_series ? c.compute_s + c.memory_s : std::max(c.compute_s, c.memory_s);
   c.time_s = work + c.allocation_s + c.latency_s;
   if (c.latency_s > work + c.allocation_s)
     c.bound = Bound::kLatency;

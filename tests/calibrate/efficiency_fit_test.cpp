@@ -86,9 +86,9 @@ FitOptions cache_options() {
 TEST_CASE("the GEMM fit recovers known tiles, compute, depth and latency", "[calibrate][fit]") {
   hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency known{0.82, 0.7};
-  known.tile_m = 128;
-  known.tile_n = 64;
-  known.k_half = 48;
+  known.gemm.tile_m = 128;
+  known.gemm.tile_n = 64;
+  known.gemm.k_half = 48;
   known.latency_s = 4e-6;
   truth.efficiency["gemm"] = known;
 
@@ -106,11 +106,11 @@ TEST_CASE("the GEMM fit recovers known tiles, compute, depth and latency", "[cal
   options.tile_sizes = {32, 64, 128, 256};
   const ClassFit fit =
       fit_class("gemm", ModelForm::kGemmLike, train, held, test::synthetic_gpu(), options);
-  CHECK(fit.params.tile_m == 128);
-  CHECK(fit.params.tile_n == 64);
+  CHECK(fit.params.gemm.tile_m == 128);
+  CHECK(fit.params.gemm.tile_n == 64);
   // 1 % noise moves the fitted values by well under the tolerances below.
   CHECK(fit.params.compute == Approx(0.82).epsilon(0.02));
-  CHECK(fit.params.k_half == Approx(48).epsilon(0.15));
+  CHECK(fit.params.gemm.k_half == Approx(48).epsilon(0.15));
   CHECK(fit.params.latency_s == Approx(4e-6).epsilon(0.15));
   CHECK(fit.held_out.count == 30);
   CHECK(fit.held_out.median_abs < 0.01);
@@ -130,7 +130,7 @@ TEST_CASE("the memory-bound fit recovers the bandwidth fraction and the fixed ti
           "[calibrate][fit]") {
   hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency known{0.75, 0.85};
-  known.half_bytes = 2e6;
+  known.traffic.half_bytes = 2e6;
   known.latency_s = 2e-6;
   truth.efficiency["elementwise"] = known;
   std::mt19937 rng(7);
@@ -144,7 +144,7 @@ TEST_CASE("the memory-bound fit recovers the bandwidth fraction and the fixed ti
   CHECK(fit.params.memory == Approx(0.85).epsilon(0.02));
   // half_bytes / (bandwidth x memory) is a fixed time like the latency (efficiency_fit.h):
   // the fit folds it in, 2 us + 2 MB / (1 TB/s x 0.85) = 4.35 us.
-  CHECK(fit.params.half_bytes == 0);
+  CHECK(fit.params.traffic.half_bytes == 0);
   CHECK(fit.params.latency_s == Approx(2e-6 + 2e6 / (1e12 * 0.85)).epsilon(0.05));
   CHECK(fit.held_out.p90_abs < 0.02);
 }
@@ -156,20 +156,20 @@ TEST_CASE("the memory-bound fit recovers a cache boost from a size sweep", "[cal
   base.memory.bandwidth_bytes_per_s = 20e9;
   hw::DeviceSpec truth = base;
   hw::ClassEfficiency known{0.75, 0.9};
-  known.cache_boost = 4;
-  known.cache_bytes = 6e6;
+  known.traffic.cache_boost = 4;
+  known.traffic.cache_bytes = 6e6;
   known.latency_s = 1e-6;
   truth.efficiency["elementwise"] = known;
   const auto [train, held] = elementwise_sweep(truth, 11);
   const FitOptions cache = cache_options();
   const ClassFit fit = fit_class("elementwise", ModelForm::kMemoryBound, train, held, base, cache);
   CHECK(fit.params.memory == Approx(0.9).epsilon(0.05));
-  CHECK(fit.params.cache_boost == Approx(4).epsilon(0.1));
-  CHECK(fit.params.cache_bytes == Approx(6e6).epsilon(0.2));
+  CHECK(fit.params.traffic.cache_boost == Approx(4).epsilon(0.1));
+  CHECK(fit.params.traffic.cache_bytes == Approx(6e6).epsilon(0.2));
   CHECK(fit.held_out.p90_abs < 0.05);
   // Without the option the same data leave the cache term off and fit worse.
   const ClassFit plain = fit_class("elementwise", ModelForm::kMemoryBound, train, held, base, {});
-  CHECK(plain.params.cache_bytes == 0);
+  CHECK(plain.params.traffic.cache_bytes == 0);
   CHECK(plain.held_out.median_abs > 3 * fit.held_out.median_abs);
   // A sweep spanning less than kCacheSpan cannot place the step: no cache term is fitted.
   std::vector<Sample> narrow;
@@ -177,7 +177,7 @@ TEST_CASE("the memory-bound fit recovers a cache boost from a size sweep", "[cal
     if (s.op.bytes() >= 1e8) narrow.push_back(s);
   REQUIRE(narrow.size() >= 3);
   CHECK(fit_class("elementwise", ModelForm::kMemoryBound, narrow, {}, base, cache)
-            .params.cache_bytes == 0);
+            .params.traffic.cache_bytes == 0);
 }
 
 TEST_CASE("a GPU size sweep without a cache effect still fits with the cache term",
@@ -209,9 +209,9 @@ TEST_CASE("a CPU GEMM fit recovers Amdahl thread scaling from runs at several th
   cpu.launch_latency_s = 0;
   hw::DeviceSpec truth = cpu;
   hw::ClassEfficiency known{0.9, 0.8};
-  known.k_half = 32;
+  known.gemm.k_half = 32;
   known.latency_s = 1e-6;
-  known.thread_scaling = 0.95;
+  known.cpu.thread_scaling = 0.95;
   truth.efficiency["gemm"] = known;
   std::mt19937 rng(3);
   std::vector<Sample> shapes;
@@ -225,7 +225,7 @@ TEST_CASE("a CPU GEMM fit recovers Amdahl thread scaling from runs at several th
   FitOptions options;
   options.fit_thread_scaling = true;
   const ClassFit fit = fit_class("gemm", ModelForm::kGemmLike, samples, {}, cpu, options);
-  CHECK(fit.params.thread_scaling == Approx(0.95).epsilon(0.01));
+  CHECK(fit.params.cpu.thread_scaling == Approx(0.95).epsilon(0.01));
   CHECK(fit.params.compute == Approx(0.9).epsilon(0.03));
 
   // Runs at one thread count (a framework's own) cannot tell thread scaling from `compute`:
@@ -237,7 +237,7 @@ TEST_CASE("a CPU GEMM fit recovers Amdahl thread scaling from runs at several th
       one_count.back().threads = 0;
     }
   const ClassFit single = fit_class("gemm", ModelForm::kGemmLike, one_count, {}, cpu, options);
-  CHECK(single.params.thread_scaling == 0);
+  CHECK(single.params.cpu.thread_scaling == 0);
   const double speedup = 1.0 / ((1 - 0.95) + 0.95 / 4);  // 4 of 8 threads, scaling 0.95
   CHECK(single.params.compute == Approx(0.9 * speedup / 8).epsilon(0.03));
 }
@@ -262,11 +262,11 @@ TEST_CASE("a fit that cannot converge or has too few measurements is an error",
 TEST_CASE("the GEMM fit recovers a tile set, its reuse and the narrow kernel", "[calibrate][fit]") {
   hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency known{0.85, 0.7};
-  known.tile_min = 32;
-  known.tile_max = 128;
-  known.tile_reuse_half = 8;
-  known.narrow_max = 16;
-  known.narrow_compute = 0.15;
+  known.gemm.tile_min = 32;
+  known.gemm.tile_max = 128;
+  known.gemm.tile_reuse_half = 8;
+  known.gemm.narrow_max = 16;
+  known.gemm.narrow_compute = 0.15;
   known.latency_s = 4e-6;
   truth.efficiency["gemm"] = known;
 
@@ -285,12 +285,12 @@ TEST_CASE("the GEMM fit recovers a tile set, its reuse and the narrow kernel", "
   options.narrow_max = 16;
   const ClassFit fit =
       fit_class("gemm", ModelForm::kGemmLike, train, held, test::synthetic_gpu(), options);
-  CHECK(fit.params.tile_min == 32);
-  CHECK(fit.params.tile_max == 128);
+  CHECK(fit.params.gemm.tile_min == 32);
+  CHECK(fit.params.gemm.tile_max == 128);
   // 1 % noise: the fitted values move by well under these tolerances.
   CHECK(fit.params.compute == Approx(0.85).epsilon(0.05));
-  CHECK(fit.params.tile_reuse_half == Approx(8).epsilon(0.2));
-  CHECK(fit.params.narrow_compute == Approx(0.15).epsilon(0.05));
+  CHECK(fit.params.gemm.tile_reuse_half == Approx(8).epsilon(0.2));
+  CHECK(fit.params.gemm.narrow_compute == Approx(0.15).epsilon(0.05));
   CHECK(fit.held_out.p90_abs < 0.03);
 }
 
@@ -299,7 +299,7 @@ TEST_CASE("the backward-data fit recovers the share of strided zero work", "[cal
   // input grid is 4x the counted FLOPs, of which the kernels do strided_work as an exponent.
   hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency known{0.8, 0.8};
-  known.strided_work = 0.5;
+  known.conv.strided_work = 0.5;
   known.latency_s = 3e-6;
   truth.efficiency["conv_bwd_data"] = known;
   // Fixed seed: the test is deterministic.
@@ -309,7 +309,7 @@ TEST_CASE("the backward-data fit recovers the share of strided zero work", "[cal
   const ClassFit fit = fit_class("conv_bwd_data", ModelForm::kGemmLike, sweep.train, sweep.held,
                                  test::synthetic_gpu(), options);
   // 1 % noise: the fitted values move by well under these tolerances.
-  CHECK(fit.params.strided_work == Approx(0.5).epsilon(0.05));
+  CHECK(fit.params.conv.strided_work == Approx(0.5).epsilon(0.05));
   CHECK(fit.params.compute == Approx(0.8).epsilon(0.03));
   CHECK(fit.held_out.p90_abs < 0.03);
 }
@@ -320,11 +320,11 @@ TEST_CASE("the backward-data fit recovers the ratio of data gradients run as for
   // entry; the strided ones are this entry's own implicit GEMM.
   hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency conv{0.7, 0.8};
-  conv.tile_m = 64;
-  conv.tile_n = 64;
+  conv.gemm.tile_m = 64;
+  conv.gemm.tile_n = 64;
   truth.efficiency["conv"] = conv;
   hw::ClassEfficiency known{0.5, 0.8};
-  known.as_forward = 1.3;
+  known.conv.as_forward = 1.3;
   known.latency_s = 3e-6;
   truth.efficiency["conv_bwd_data"] = known;
   // Fixed seed: the test is deterministic. 1x1 and 3x3 kernels.
@@ -336,7 +336,7 @@ TEST_CASE("the backward-data fit recovers the ratio of data gradients run as for
   const ClassFit fit =
       fit_class("conv_bwd_data", ModelForm::kGemmLike, sweep.train, sweep.held, base, options);
   // 1 % noise: the fitted values move by well under these tolerances.
-  CHECK(fit.params.as_forward == Approx(1.3).epsilon(0.03));
+  CHECK(fit.params.conv.as_forward == Approx(1.3).epsilon(0.03));
   CHECK(fit.params.compute == Approx(0.5).epsilon(0.05));
   CHECK(fit.held_out.p90_abs < 0.03);
 }
@@ -346,9 +346,9 @@ TEST_CASE("the backward-filter fit recovers the split-K efficiency", "[calibrate
   // those run split at split_k of the unsplit efficiency.
   hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency known{0.8, 0.8};
-  known.tile_m = 64;
-  known.tile_n = 64;
-  known.split_k = 0.6;
+  known.gemm.tile_m = 64;
+  known.gemm.tile_n = 64;
+  known.gemm.split_k = 0.6;
   known.latency_s = 3e-6;
   truth.efficiency["conv_bwd_filter"] = known;
   std::mt19937 rng(11);  // fixed seed: the test is deterministic
@@ -372,7 +372,7 @@ TEST_CASE("the backward-filter fit recovers the split-K efficiency", "[calibrate
   const ClassFit fit = fit_class("conv_bwd_filter", ModelForm::kGemmLike, train, held,
                                  test::synthetic_gpu(), options);
   // 1 % noise: the fitted values move by well under these tolerances.
-  CHECK(fit.params.split_k == Approx(0.6).epsilon(0.05));
+  CHECK(fit.params.gemm.split_k == Approx(0.6).epsilon(0.05));
   CHECK(fit.params.compute == Approx(0.8).epsilon(0.03));
   CHECK(fit.held_out.p90_abs < 0.03);
 }

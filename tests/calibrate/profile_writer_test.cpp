@@ -33,9 +33,9 @@ ClassFit gemm_fit() {
   f.op_class = "gemm";
   f.params.compute = 0.9123;
   f.params.memory = 0.8;
-  f.params.tile_m = 128;
-  f.params.tile_n = 64;
-  f.params.k_half = 40;
+  f.params.gemm.tile_m = 128;
+  f.params.gemm.tile_n = 64;
+  f.params.gemm.k_half = 40;
   f.params.latency_s = 2.5e-6;
   return f;
 }
@@ -57,7 +57,7 @@ TEST_CASE("a calibrated device keeps the base, replaces fitted entries and is st
   write_file_atomically(path, once, [](const std::string& tmp) { hw::load_device_file(tmp); });
   const hw::DeviceSpec d = hw::load_device_file(path);
   CHECK(d.calibrated);
-  CHECK(d.efficiency.at("gemm").tile_m == 128);
+  CHECK(d.efficiency.at("gemm").gemm.tile_m == 128);
   CHECK(d.efficiency.at("gemm").latency_s == Approx(2.5e-6));
 }
 
@@ -65,17 +65,17 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
           "[calibrate][writer]") {
   ClassFit f = gemm_fit();
   f.op_class = "conv";
-  f.params.tile_n = 0;  // tile_m 128 fixes the rows of the tile set 32..128
-  f.params.tile_min = 32;
-  f.params.tile_max = 128;
-  f.params.tile_choice = hw::TileChoice::kWaste;
-  f.params.winograd = 2.4;
-  f.params.winograd_algorithm = true;
-  f.params.strided_work = 0.48;
-  f.params.as_forward = 1.064;
-  f.params.split_k = 0.517;
-  f.params.memory_in_series = true;
-  f.params.unblocked = true;
+  f.params.gemm.tile_n = 0;  // tile_m 128 fixes the rows of the tile set 32..128
+  f.params.gemm.tile_min = 32;
+  f.params.gemm.tile_max = 128;
+  f.params.gemm.tile_choice = hw::TileChoice::kWaste;
+  f.params.conv.winograd = 2.4;
+  f.params.conv.winograd_algorithm = true;
+  f.params.conv.strided_work = 0.48;
+  f.params.conv.as_forward = 1.064;
+  f.params.gemm.split_k = 0.517;
+  f.params.traffic.memory_in_series = true;
+  f.params.traffic.unblocked = true;
   const std::string text = render_calibrated_device(kBase, {f}, {"fit"}, "test data");
   CHECK(text.find("conv: {compute: 0.9123, memory: 0.8, tile_m: 128, tile_min: 32, tile_max: 128, "
                   "tile_choice: waste, winograd: 2.4, winograd_algorithm: true, strided_work: "
@@ -84,24 +84,24 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
   const auto path = (fs::temp_directory_path() / "amdahl_writer_family_test.yaml").string();
   write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
   const hw::ClassEfficiency e = hw::load_device_file(path).efficiency.at("conv");
-  CHECK(e.tile_m == 128);
-  CHECK(e.tile_n == 0);
-  CHECK(e.tile_choice == hw::TileChoice::kWaste);
-  CHECK(e.winograd_algorithm);
-  CHECK(e.winograd == Approx(2.4));
-  CHECK(e.strided_work == Approx(0.48));
-  CHECK(e.as_forward == Approx(1.064));
-  CHECK(e.split_k == Approx(0.517));
-  CHECK(e.memory_in_series);
-  CHECK(e.unblocked);
+  CHECK(e.gemm.tile_m == 128);
+  CHECK(e.gemm.tile_n == 0);
+  CHECK(e.gemm.tile_choice == hw::TileChoice::kWaste);
+  CHECK(e.conv.winograd_algorithm);
+  CHECK(e.conv.winograd == Approx(2.4));
+  CHECK(e.conv.strided_work == Approx(0.48));
+  CHECK(e.conv.as_forward == Approx(1.064));
+  CHECK(e.gemm.split_k == Approx(0.517));
+  CHECK(e.traffic.memory_in_series);
+  CHECK(e.traffic.unblocked);
   // The defaults: fill, Winograd as a factor.
   const hw::ClassEfficiency g = hw::load_device_file(path).efficiency.at("gemm");
-  CHECK(g.tile_choice == hw::TileChoice::kFill);
-  CHECK_FALSE(g.winograd_algorithm);
-  CHECK(g.strided_work == 1);
-  CHECK(g.as_forward == 0);
-  CHECK_FALSE(g.memory_in_series);
-  CHECK_FALSE(g.unblocked);
+  CHECK(g.gemm.tile_choice == hw::TileChoice::kFill);
+  CHECK_FALSE(g.conv.winograd_algorithm);
+  CHECK(g.conv.strided_work == 1);
+  CHECK(g.conv.as_forward == 0);
+  CHECK_FALSE(g.traffic.memory_in_series);
+  CHECK_FALSE(g.traffic.unblocked);
 }
 
 TEST_CASE("a cache term is written and read back", "[calibrate][writer]") {
@@ -110,19 +110,19 @@ TEST_CASE("a cache term is written and read back", "[calibrate][writer]") {
   f.params.compute = 0.5;
   f.params.memory = 0.95;
   f.params.latency_s = 1.2e-6;
-  f.params.cache_boost = 4.447;
-  f.params.cache_bytes = 6113812;
+  f.params.traffic.cache_boost = 4.447;
+  f.params.traffic.cache_bytes = 6113812;
   const std::string text = render_calibrated_device(kBase, {f}, {"fit"}, "test data");
   CHECK(text.find("elementwise: {compute: 0.5, memory: 0.95, latency: 1.2 us, cache_boost: 4.447, "
                   "cache_bytes: 6113812 B") != std::string::npos);
   const auto path = (fs::temp_directory_path() / "amdahl_writer_cache_test.yaml").string();
   write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
   const hw::DeviceSpec d = hw::load_device_file(path);
-  CHECK(d.efficiency.at("elementwise").cache_boost == Approx(4.447));
-  CHECK(d.efficiency.at("elementwise").cache_bytes == Approx(6113812));
+  CHECK(d.efficiency.at("elementwise").traffic.cache_boost == Approx(4.447));
+  CHECK(d.efficiency.at("elementwise").traffic.cache_bytes == Approx(6113812));
   // Off by default: boost 1, no size.
-  CHECK(d.efficiency.at("gemm").cache_boost == 1);
-  CHECK(d.efficiency.at("gemm").cache_bytes == 0);
+  CHECK(d.efficiency.at("gemm").traffic.cache_boost == 1);
+  CHECK(d.efficiency.at("gemm").traffic.cache_bytes == 0);
 }
 
 TEST_CASE("a profile that fails validation is never written", "[calibrate][writer]") {

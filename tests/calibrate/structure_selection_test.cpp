@@ -45,11 +45,11 @@ TEST_CASE("the structure that predicts held-in-turn rows best is the one fitted"
   // plan offers a square tile set picked by fill first and the family second.
   hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency family{0.9, 0.8};
-  family.tile_m = 128;
-  family.tile_min = 32;
-  family.tile_max = 128;
-  family.tile_choice = hw::TileChoice::kWaste;
-  family.tile_reuse_half = 8;
+  family.gemm.tile_m = 128;
+  family.gemm.tile_min = 32;
+  family.gemm.tile_max = 128;
+  family.gemm.tile_choice = hw::TileChoice::kWaste;
+  family.gemm.tile_reuse_half = 8;
   family.latency_s = 3e-6;
   truth.efficiency["gemm"] = family;
 
@@ -82,8 +82,8 @@ TEST_CASE("the structure that predicts held-in-turn rows best is the one fitted"
   const Calibration c = calibrate_device(set, test::synthetic_gpu(), {plan});
   REQUIRE(c.fits.size() == 1);
   CHECK(c.fits[0].structure == "family");
-  CHECK(c.fits[0].params.tile_m == 128);
-  CHECK(c.fits[0].params.tile_choice == hw::TileChoice::kWaste);
+  CHECK(c.fits[0].params.gemm.tile_m == 128);
+  CHECK(c.fits[0].params.gemm.tile_choice == hw::TileChoice::kWaste);
   // 1 % noise; k_half and latency trade off on these shapes (both lengthen small-k GEMMs),
   // which costs a few percent on the held-out rows.
   CHECK(c.fits[0].held_out.p90_abs < 0.05);
@@ -165,11 +165,11 @@ TEST_CASE("a memory-bound class keeps the cache step only where the sweep shows 
   // Elementwise adds from 4 kB to 512 MB: with a 4x cache step below 1 MB, and without one.
   hw::ClassEfficiency stepped{0.5, 0.5};
   stepped.latency_s = 2e-6;
-  stepped.cache_boost = 4;
-  stepped.cache_bytes = 1e6;
+  stepped.traffic.cache_boost = 4;
+  stepped.traffic.cache_bytes = 1e6;
   hw::ClassEfficiency flat = stepped;
-  flat.cache_boost = 1;
-  flat.cache_bytes = 0;
+  flat.traffic.cache_boost = 1;
+  flat.traffic.cache_bytes = 0;
   const auto rows_from = [](const hw::ClassEfficiency& e, int count) {
     hw::DeviceSpec truth = test::synthetic_gpu();
     truth.efficiency["elementwise"] = e;

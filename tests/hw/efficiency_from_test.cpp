@@ -21,12 +21,12 @@ TEST_CASE("efficiency_from: the other device's entries, this file's replacing th
   CHECK(d.peak_for(Precision::kFp32)->flops_per_s == Approx(10e12));
   CHECK(d.efficiency.size() == v100.efficiency.size());
   CHECK(d.efficiency.at("gemm").compute == 0.5);  // its own entry, whole: no V100 tiles
-  CHECK(d.efficiency.at("gemm").tile_max == 0);
+  CHECK(d.efficiency.at("gemm").gemm.tile_max == 0);
   for (const char* entry : {"default", "conv", "conv_bwd_data", "conv_bwd_filter", "rnn"}) {
     const hw::ClassEfficiency &mine = d.efficiency.at(entry), &theirs = v100.efficiency.at(entry);
     CHECK(mine.compute == theirs.compute);
-    CHECK(mine.k_half == theirs.k_half);
-    CHECK(mine.tile_max == theirs.tile_max);
+    CHECK(mine.gemm.k_half == theirs.gemm.k_half);
+    CHECK(mine.gemm.tile_max == theirs.gemm.tile_max);
   }
   bool said = false;
   for (const auto& a : d.assumptions)

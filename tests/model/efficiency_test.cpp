@@ -18,9 +18,9 @@ TEST_CASE("conv as implicit GEMM: tile, wave and depth terms", "[model][efficien
   // A 3x3 conv, 64 -> 128 channels, 14x14 output, batch 8, as implicit GEMM:
   // m = N*P*Q = 8*14*14 = 1568, n = K = 128, k = C*R*S = 64*9 = 576.
   hw::ClassEfficiency e{0.8, 0.8};
-  e.tile_m = 128;
-  e.tile_n = 64;
-  e.k_half = 64;
+  e.gemm.tile_m = 128;
+  e.gemm.tile_n = 64;
+  e.gemm.k_half = 64;
   const auto g = gemm_efficiency({1568, 128, 576, 1}, e, 56);
   // ceil(1568/128) = 13 row tiles, 2 column tiles: 26 tiles on 56 units -> 1 wave, 26/56 busy.
   CHECK(g.tile == Approx(1568.0 * 128 / (13 * 128 * 2 * 64)).epsilon(kTight));
@@ -31,8 +31,8 @@ TEST_CASE("conv as implicit GEMM: tile, wave and depth terms", "[model][efficien
 
 TEST_CASE("batched GEMM counts tiles across the batch", "[model][efficiency]") {
   hw::ClassEfficiency e{1.0, 1.0};
-  e.tile_m = 64;
-  e.tile_n = 64;
+  e.gemm.tile_m = 64;
+  e.gemm.tile_n = 64;
   // 4 x (64 x 64): 4 tiles on 10 units -> 0.4 of a wave; 40 x (64 x 64) = 4 full waves.
   CHECK(gemm_efficiency({64, 64, 64, 4}, e, 10).wave == Approx(0.4));
   CHECK(gemm_efficiency({64, 64, 64, 40}, e, 10).wave == Approx(1.0));
@@ -40,7 +40,7 @@ TEST_CASE("batched GEMM counts tiles across the batch", "[model][efficiency]") {
 
 TEST_CASE("CPU thread scaling follows Amdahl's law", "[model][efficiency]") {
   hw::ClassEfficiency e{0.5, 0.8};
-  e.thread_scaling = 0.9;
+  e.cpu.thread_scaling = 0.9;
   // 10 cores, parallel fraction 0.9: speedup 1 / (0.1 + 0.09) = 5.263; per core 0.5263.
   CHECK(thread_scaling_efficiency(e, 10) == Approx(1.0 / 0.19 / 10).epsilon(kTight));
   graphs::Operator op;
@@ -51,7 +51,7 @@ TEST_CASE("CPU thread scaling follows Amdahl's law", "[model][efficiency]") {
   // A GPU ignores thread scaling.
   CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) == Approx(0.5));
   // Ideal scaling when not given.
-  e.thread_scaling = 0;
+  e.cpu.thread_scaling = 0;
   CHECK(thread_scaling_efficiency(e, 10) == 1.0);
 }
 
@@ -59,7 +59,7 @@ TEST_CASE("memory-bound time is latency plus bytes over the asymptotic bandwidth
           "[model][efficiency]") {
   // bytes / (B * m * bytes / (bytes + h)) = h / (B m) + bytes / (B m).
   hw::ClassEfficiency e{1.0, 0.5};
-  e.half_bytes = 2e6;
+  e.traffic.half_bytes = 2e6;
   const double bw = 100e9;
   for (double bytes : {1e3, 1e6, 1e9}) {
     const double t = bytes / (bw * memory_efficiency(bytes, e));
@@ -71,14 +71,14 @@ TEST_CASE("cache-resident ops stream at up to cache_boost times the DRAM fractio
           "[model][efficiency]") {
   // factor = 1 + (boost - 1) * c / (c + bytes): boost at 0 bytes, halfway at c, 1 far above.
   hw::ClassEfficiency e{1.0, 0.5};
-  e.cache_boost = 5;
-  e.cache_bytes = 4e6;
+  e.traffic.cache_boost = 5;
+  e.traffic.cache_bytes = 4e6;
   CHECK(memory_efficiency(0, e) == Approx(0.5 * 5));
   CHECK(memory_efficiency(4e6, e) == Approx(0.5 * 3));                    // 1 + 4 / 2
   CHECK(memory_efficiency(36e6, e) == Approx(0.5 * (1 + 4 * 4.0 / 40)));  // a tenth of the way
   CHECK(memory_efficiency(1e12, e) == Approx(0.5).epsilon(1e-4));         // 1 + 1.6e-5
   // cache_bytes 0 (the schema default) switches the term off whatever cache_boost says.
-  e.cache_bytes = 0;
+  e.traffic.cache_bytes = 0;
   CHECK(memory_efficiency(1e3, e) == 0.5);
 }
 
@@ -118,11 +118,11 @@ TEST_CASE("stride-1 data gradients run as the forward convolution they are",
   // k = K R S = 1152. Its forward GEMM: 1568 x 128 x 576.
   hw::DeviceSpec device = test::round_device();
   hw::ClassEfficiency conv{0.8, 0.8};
-  conv.tile_m = 128;
-  conv.tile_n = 64;
+  conv.gemm.tile_m = 128;
+  conv.gemm.tile_n = 64;
   device.efficiency["conv"] = conv;
   hw::ClassEfficiency data{0.5, 0.8};
-  data.as_forward = 1.25;
+  data.conv.as_forward = 1.25;
   device.efficiency["conv_bwd_data"] = data;
   graphs::Operator op;
   op.op_class = graphs::OpClass::kConv;
@@ -157,7 +157,7 @@ TEST_CASE("stride-1 data gradients run as the forward convolution they are",
   wide.conv_kernel = 5;
   CHECK_FALSE(can_run_as_forward(strided));
   CHECK_FALSE(can_run_as_forward(wide));
-  device.efficiency["conv_bwd_data"].as_forward = 0;
+  device.efficiency["conv_bwd_data"].conv.as_forward = 0;
   CHECK(estimate(op, device).time_s != Approx(as_forward).epsilon(0.01));
 }
 
@@ -197,8 +197,8 @@ TEST_CASE("Roofline resolves phase and precision entries as specific_efficiency 
   hw::DeviceSpec device = test::round_device();
   const auto entry = [](double compute) {
     hw::ClassEfficiency e{compute, 0.8};
-    e.tile_m = 64;
-    e.tile_n = 64;
+    e.gemm.tile_m = 64;
+    e.gemm.tile_n = 64;
     return e;
   };
   device.efficiency["conv"] = entry(0.11);
@@ -231,10 +231,10 @@ TEST_CASE("starved convolutions may split their reduction", "[model][efficiency]
   // m = n = 64 (1 tile) it splits into min(floor(10 / 1), floor(25088 / 256)) = 10 parts of
   // depth 2509.
   hw::ClassEfficiency e{0.8, 0.8};
-  e.tile_m = 64;
-  e.tile_n = 64;
-  e.k_half = 512;
-  e.split_k = 0.5;
+  e.gemm.tile_m = 64;
+  e.gemm.tile_n = 64;
+  e.gemm.k_half = 512;
+  e.gemm.split_k = 0.5;
   CHECK(split_k_efficiency({64, 576, 25088, 1}, e, 10) == 0);
   const GemmEfficiency split = gemm_efficiency({64, 64, 2509, 10}, e, 10);
   CHECK(split.wave == Approx(1.0).epsilon(kTight));
@@ -257,7 +257,7 @@ TEST_CASE("starved convolutions may split their reduction", "[model][efficiency]
   op.phase = graphs::Phase::kForward;
   CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) ==
         Approx(std::max(unsplit, 0.5 * split.total)).epsilon(kTight));
-  e.split_k = 0;
+  e.gemm.split_k = 0;
   CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) == Approx(unsplit).epsilon(kTight));
   CHECK(kernel_name(compute_choice(op, e, hw::DeviceKind::kGpu, 10).kernel) == "gemm 64x64");
 }

@@ -14,9 +14,9 @@ constexpr double kTight = 1e-12;  // the formulas are evaluated exactly
 
 hw::ClassEfficiency tile_set(int lo, int hi, double reuse_half) {
   hw::ClassEfficiency e{0.8, 1.0};
-  e.tile_min = lo;
-  e.tile_max = hi;
-  e.tile_reuse_half = reuse_half;
+  e.gemm.tile_min = lo;
+  e.gemm.tile_max = hi;
+  e.gemm.tile_reuse_half = reuse_half;
   return e;
 }
 
@@ -63,7 +63,7 @@ TEST_CASE("tile choice waste: the tile wasting least, whatever the wave costs",
   //   64x16: 160/192 x 0.692 = 0.577; 128x16: 0.625 x 0.72 = 0.45; n = 16 wastes wider tiles.
   // 32x16 then runs 5 tiles on 10 units: wave 0.5.
   hw::ClassEfficiency e = tile_set(16, 128, 8);
-  e.tile_choice = hw::TileChoice::kWaste;
+  e.gemm.tile_choice = hw::TileChoice::kWaste;
   const GemmEfficiency g = gemm_efficiency({160, 16, 1 << 20, 1}, e, 10);
   CHECK(g.tile_m == 32);
   CHECK(g.tile_n == 16);
@@ -80,15 +80,15 @@ TEST_CASE("tile set with tile_m: every candidate has tile_m rows", "[model][effi
   // units. By waste every candidate holds 392 of 512 rows and no column is wasted; the largest
   // reuse wins: 128x128, 4 x 4 = 16 tiles on 56 units.
   hw::ClassEfficiency e = tile_set(32, 128, 8);
-  e.tile_m = 128;
-  e.tile_choice = hw::TileChoice::kWaste;
+  e.gemm.tile_m = 128;
+  e.gemm.tile_choice = hw::TileChoice::kWaste;
   const GemmEfficiency g = gemm_efficiency({392, 512, 1 << 20, 1}, e, 56);
   CHECK(g.tile_m == 128);
   CHECK(g.tile_n == 128);
   CHECK(g.tile == Approx(392.0 / 512).epsilon(kTight));
   CHECK(g.wave == Approx(16.0 / 56).epsilon(kTight));
   // By fill a narrower tile gives more tiles: 128x32 makes 64, two waves of 56 at 64/112.
-  e.tile_choice = hw::TileChoice::kFill;
+  e.gemm.tile_choice = hw::TileChoice::kFill;
   const GemmEfficiency f = gemm_efficiency({392, 512, 1 << 20, 1}, e, 56);
   CHECK(f.tile_m == 128);
   CHECK(f.tile_n < 128);
@@ -97,8 +97,8 @@ TEST_CASE("tile set with tile_m: every candidate has tile_m rows", "[model][effi
 
 TEST_CASE("tile set: tile_m/tile_n still give one fixed tile", "[model][efficiency]") {
   hw::ClassEfficiency e{0.8, 1.0};
-  e.tile_m = 128;
-  e.tile_n = 128;
+  e.gemm.tile_m = 128;
+  e.gemm.tile_n = 128;
   // m = 160, n = 16: 2 x 1 tiles of 128x128 hold 160*16 of 256*128 elements, 2 of 10 units.
   const GemmEfficiency g = gemm_efficiency({160, 16, 1 << 20, 1}, e, 10);
   CHECK(g.tile == Approx(160.0 * 16 / (256.0 * 128)).epsilon(kTight));
@@ -109,7 +109,7 @@ TEST_CASE("tile set: tile_m/tile_n still give one fixed tile", "[model][efficien
 TEST_CASE("winograd: only 3x3 stride-1 convolutions get the factor", "[model][efficiency]") {
   hw::DeviceSpec d = test::round_device();
   hw::ClassEfficiency e{0.5, 1.0};
-  e.winograd = 2;
+  e.conv.winograd = 2;
   d.efficiency["conv"] = e;
   const auto fwd = graphs::Phase::kForward;
   CHECK(compute_efficiency(conv_op(fwd, 3, 1), d) == Approx(1.0).epsilon(kTight));
@@ -133,15 +133,15 @@ TEST_CASE("winograd algorithm: the faster of the direct GEMM and the transformed
   CHECK(wf.k == 1024);
   hw::DeviceSpec d = test::round_device();
   hw::ClassEfficiency e{0.5, 1.0};
-  e.k_half = 456;
-  e.winograd_algorithm = true;
-  e.winograd = 2.5;  // Winograd: 0.5 x 0.5 x 2.5 = 0.625 > direct 0.5 x 4096/4552
+  e.gemm.k_half = 456;
+  e.conv.winograd_algorithm = true;
+  e.conv.winograd = 2.5;  // Winograd: 0.5 x 0.5 x 2.5 = 0.625 > direct 0.5 x 4096/4552
   d.efficiency["conv"] = e;
   CHECK(compute_efficiency(op, d) == Approx(0.625).epsilon(kTight));
-  d.efficiency["conv"].winograd = 1.5;  // 0.375 < direct: the direct GEMM
+  d.efficiency["conv"].conv.winograd = 1.5;  // 0.375 < direct: the direct GEMM
   CHECK(compute_efficiency(op, d) == Approx(0.5 * 4096 / 4552).epsilon(kTight));
   // Not 3x3 stride 1: direct only, whatever the factor.
-  d.efficiency["conv"].winograd = 4;
+  d.efficiency["conv"].conv.winograd = 4;
   CHECK(compute_efficiency(conv_op(graphs::Phase::kForward, 3, 2), d) ==
         Approx(0.5 * 4096 / 4552).epsilon(kTight));
 }
@@ -160,10 +160,10 @@ TEST_CASE("strided backward data does stride^2 the counted work", "[model][effic
           Approx(0.5).epsilon(kTight));
   }
   // strided_work: the share of that zero work done, as an exponent on the fraction.
-  d.efficiency["conv"].strided_work = 0.5;
+  d.efficiency["conv"].conv.strided_work = 0.5;
   CHECK(compute_efficiency(conv_op(graphs::Phase::kBackwardData, 3, 2), d) ==
         Approx(0.5 * std::sqrt(fraction)).epsilon(kTight));
-  d.efficiency["conv"].strided_work = 0;
+  d.efficiency["conv"].conv.strided_work = 0;
   CHECK(compute_efficiency(conv_op(graphs::Phase::kBackwardData, 3, 2), d) ==
         Approx(0.5).epsilon(kTight));
 }

@@ -32,8 +32,8 @@ graphs::Operator conv(std::int64_t n, std::int64_t c, std::int64_t hw, std::int6
 
 hw::ClassEfficiency pytorch_rule() {
   hw::ClassEfficiency e{0.5, 1.0};
-  e.gemm_pointwise_below_batch = 16;
-  e.gemm_single_max_input = 20480;
+  e.cpu.gemm_pointwise_below_batch = 16;
+  e.cpu.gemm_single_max_input = 20480;
   return e;
 }
 
@@ -144,7 +144,7 @@ TEST_CASE("an unblocked library re-reads the n x k operand for every result row"
   hw::DeviceSpec d = model::test::round_device();  // 1 TFLOP/s, 100 GB/s
   d.kind = hw::DeviceKind::kCpu;
   hw::ClassEfficiency e{0.5, 0.1};
-  e.unblocked = true;
+  e.traffic.unblocked = true;
   d.efficiency["gemm"] = e;
   graphs::Operator op;
   op.op_class = graphs::OpClass::kGemm;
@@ -159,14 +159,14 @@ TEST_CASE("an unblocked library re-reads the n x k operand for every result row"
   CHECK(flat.estimate(op).memory_s == Approx(t.bytes / (100e9 * 0.1)).epsilon(kTight));
   CHECK(flat.estimate(op).bound == model::Bound::kMemory);
   // The cache step is keyed on the 16 MB operand: at cache_bytes = 16 MB, halfway to a 3x boost.
-  d.efficiency["gemm"].cache_boost = 3;
-  d.efficiency["gemm"].cache_bytes = 4.0 * 1024 * 4096;
+  d.efficiency["gemm"].traffic.cache_boost = 3;
+  d.efficiency["gemm"].traffic.cache_bytes = 4.0 * 1024 * 4096;
   const model::Roofline cached(d);
   CHECK(cached.estimate(op).memory_s == Approx(t.bytes / (100e9 * 0.1 * 2)).epsilon(kTight));
   // The device-level lookup keys the step the same way.
   CHECK(model::memory_efficiency(op, d) == Approx(0.1 * 2).epsilon(kTight));
   // Without the flag: the op's own bytes.
-  e.unblocked = false;
+  e.traffic.unblocked = false;
   CHECK(model::memory_traffic(op, e).bytes == op.bytes());
 }
 

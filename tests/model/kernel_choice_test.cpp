@@ -44,27 +44,27 @@ TEST_CASE("compute_choice names the algorithm whose efficiency it returns", "[mo
   // efficiency_tile_set_test.cpp "winograd algorithm": 1280 x 1280 x 4096 on one 64x64 tile
   // pair; the transformed GEMM 320 x 1280 x 456 wins at winograd 2.5, loses at 1.5.
   hw::ClassEfficiency e{0.5, 1.0};
-  e.k_half = 456;
-  e.winograd_algorithm = true;
-  e.winograd = 2.5;
-  e.tile_m = 64;
-  e.tile_n = 64;
+  e.gemm.k_half = 456;
+  e.conv.winograd_algorithm = true;
+  e.conv.winograd = 2.5;
+  e.gemm.tile_m = 64;
+  e.gemm.tile_n = 64;
   const graphs::Operator op = conv3x3(graphs::Phase::kForward, 1280, 1280, 4096);
   ComputeChoice c = compute_choice(op, e, hw::DeviceKind::kGpu, 10);
   CHECK(c.kernel.algorithm == Algorithm::kWinograd);
   CHECK(c.kernel.tile_m == 64);
   CHECK(c.efficiency == Approx(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10)));
-  e.winograd = 1.5;
+  e.conv.winograd = 1.5;
   c = compute_choice(op, e, hw::DeviceKind::kGpu, 10);
   CHECK(kernel_name(c.kernel) == "gemm 64x64");
   // Winograd as a factor on the direct tiles (no algorithm of its own).
-  e.winograd_algorithm = false;
+  e.conv.winograd_algorithm = false;
   CHECK(kernel_name(compute_choice(op, e, hw::DeviceKind::kGpu, 10).kernel) == "winograd 64x64");
-  e.winograd = 1;
+  e.conv.winograd = 1;
   CHECK(kernel_name(compute_choice(op, e, hw::DeviceKind::kGpu, 10).kernel) == "gemm 64x64");
   // A narrow GEMM and an op without GEMM dims.
-  e.narrow_max = 16;
-  e.narrow_compute = 0.2;
+  e.gemm.narrow_max = 16;
+  e.gemm.narrow_compute = 0.2;
   CHECK(compute_choice(conv3x3(graphs::Phase::kForward, 4096, 16, 576), e, hw::DeviceKind::kGpu, 10)
             .kernel.algorithm == Algorithm::kNarrow);
   graphs::Operator add;

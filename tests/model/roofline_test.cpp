@@ -36,12 +36,12 @@ TEST_CASE("roofline: memory in series with compute adds the two times", "[model]
   hw::DeviceSpec d = test::round_device();
   d.launch_latency_s = 5e-6;
   d.efficiency["default"] = hw::ClassEfficiency{0.5, 0.8};
-  d.efficiency["default"].memory_in_series = true;
+  d.efficiency["default"].traffic.memory_in_series = true;
   // 2 ms of compute, then 100 MB at 80 GB/s (1.25 ms): one after the other, not the larger.
   const OpCost c = estimate(op_with(1e9, 1e8), d);
   CHECK(c.time_s == Approx(2e-3 + 1.25e-3 + 5e-6));
   CHECK(c.bound == Bound::kCompute);
-  d.efficiency["default"].memory_in_series = false;
+  d.efficiency["default"].traffic.memory_in_series = false;
   CHECK(estimate(op_with(1e9, 1e8), d).time_s == Approx(2e-3 + 5e-6));
 }
 
@@ -61,8 +61,8 @@ TEST_CASE("roofline: memory-bound and latency-bound ops say so", "[model][roofli
 TEST_CASE("gemm efficiency: a GEMM one tile past a full wave takes two waves",
           "[model][efficiency]") {
   hw::ClassEfficiency e{1.0, 1.0};
-  e.tile_m = 128;
-  e.tile_n = 128;
+  e.gemm.tile_m = 128;
+  e.gemm.tile_n = 128;
   // 10 units: a 1280 x 128 GEMM is exactly 10 tiles = one full wave.
   const auto full = gemm_efficiency({1280, 128, 512, 1}, e, 10);
   CHECK(full.wave == Approx(1.0));
@@ -79,9 +79,9 @@ TEST_CASE("gemm efficiency: a GEMM one tile past a full wave takes two waves",
 TEST_CASE("gemm efficiency: partial tiles and shallow reductions lose efficiency",
           "[model][efficiency]") {
   hw::ClassEfficiency e{0.9, 1.0};
-  e.tile_m = 64;
-  e.tile_n = 64;
-  e.k_half = 64;
+  e.gemm.tile_m = 64;
+  e.gemm.tile_n = 64;
+  e.gemm.k_half = 64;
   // 100 x 64: two tile rows of which the second is 36/64 full -> tile_eff 100/128.
   const auto g = gemm_efficiency({100, 64, 64, 1}, e, 2);
   CHECK(g.tile == Approx(100.0 / 128.0));
@@ -93,7 +93,7 @@ TEST_CASE("gemm efficiency: partial tiles and shallow reductions lose efficiency
 TEST_CASE("memory efficiency ramps with size", "[model][efficiency]") {
   hw::DeviceSpec d = test::round_device();
   d.efficiency["default"] = hw::ClassEfficiency{1.0, 0.8};
-  d.efficiency["default"].half_bytes = 1e6;
+  d.efficiency["default"].traffic.half_bytes = 1e6;
   CHECK(memory_efficiency(op_with(0, 1e6), d) == Approx(0.4));  // at half_bytes: half of 0.8
   CHECK(memory_efficiency(op_with(0, 1e12), d) == Approx(0.8).epsilon(1e-5));
 }
