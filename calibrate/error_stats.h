@@ -1,6 +1,6 @@
 #pragma once
-// Relative prediction errors, (predicted - measured) / measured, summarized as design.md asks
-// of every comparison: median and 90th percentile of |error| (linear interpolation between
+// Relative prediction errors, (predicted - measured) / measured, summarized as docs/architecture.md
+// asks of every comparison: median and 90th percentile of |error| (linear interpolation between
 // order statistics, as numpy.percentile does by default), the largest |error| and the mean
 // signed error (bias).
 

@@ -1,5 +1,5 @@
 #pragma once
-// Rendering predictions: the JSON object of design.md, tables and CSV.
+// Rendering predictions: the JSON object of docs/output-format.md, tables and CSV.
 
 #include <nlohmann/json.hpp>
 #include <ostream>

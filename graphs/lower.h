@@ -6,7 +6,7 @@
 // Each network input is first copied host to device by a transfer op.
 //
 // Mixed precision (precision fp16 or bf16), as framework autocast does it (PyTorch
-// torch.autocast op lists; design.md "Precision"):
+// torch.autocast op lists; docs/architecture.md, graphs/):
 //   16-bit layers   kinds of class gemm, conv, rnn or attention: their floating-point inputs
 //                   are cast to the 16-bit type, their outputs are 16-bit; their GEMM-class
 //                   ops run in 16-bit math (fp32 accumulation is the device's business).

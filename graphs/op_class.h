@@ -1,5 +1,5 @@
 #pragma once
-// Operator classes and phases (design.md "Concepts").
+// Operator classes and phases (docs/architecture.md "Concepts").
 
 #include <optional>
 #include <string>

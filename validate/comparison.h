@@ -1,7 +1,7 @@
 #pragma once
 // Comparison of measured runs with predictions: one point per measured row, the signed
-// error (predicted - measured) / measured, and the summary statistics design.md asks for
-// (median and 90th percentile of |error|, overall and per op class).
+// error (predicted - measured) / measured, and the summary statistics docs/architecture.md
+// asks for (median and 90th percentile of |error|, overall and per op class).
 
 #include <functional>
 #include <map>

@@ -1,5 +1,5 @@
 #pragma once
-// Measured runs of real frameworks (design.md "Measured runs CSV"): one row per
+// Measured runs of real frameworks (docs/output-format.md "Measured-runs CSV"): one row per
 // measurement with at least workload,batch,mode,precision,measured_s; extra columns are
 // kept and echoed.
 

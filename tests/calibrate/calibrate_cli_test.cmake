@@ -52,7 +52,7 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "nothing fitted" OR NOT out MATCHES "\nconv
 endif()
 # and, for the forward rows (DeepBench names cuDNN's forward algorithm), the model's algorithm
 # against cuDNN's: 94 rows, 24 of them Winograd and 2 FFT (the counts are the data's; the
-# model's agreement is docs/calibration.md's table).
+# model's agreement is docs/calibration-checks.md's table).
 if(NOT out MATCHES "library Winograd: model too"
    OR NOT out MATCHES "\nconv +94 +[0-9]+ of 24 +[0-9]+ of 68 +2 ")
   message(FATAL_ERROR "calibrate --check: no algorithm agreement for the forward rows: ${out}")
@@ -65,7 +65,7 @@ if(NOT last_error MATCHES "--out excludes --check" OR EXISTS ${WORK}/never.yaml)
 endif()
 
 # The GP102 datasets name their cards (no --measured-device), and the shipped files, fitted
-# to them, predict their forward convolutions within the 10% median target (docs/calibration.md:
+# to them, predict their forward convolutions within the 10% median target (docs/calibration-checks.md:
 # 6.6% and 9.1% over all 94 rows; a model change without a refit moves them).
 foreach(pair "1080Ti;gtx-1080ti" "TitanXp;titan-xp")
   list(GET pair 0 dataset)

@@ -1,7 +1,7 @@
 // The shipped P100 SXM2 GEMM model (fitted to DeepBench P100-PCIe kernels, clock-adjusted)
 // against measurements it never saw: square FP32 matmuls on a P100-SXM2 16GB with PyTorch
 // 2.7 / CUDA 12.8, ../shared/data/published/measured_microbenchmarks.csv (category gpu_gemm).
-// docs/calibration.md reports every point; this test holds the large ones.
+// docs/calibration-checks.md reports every point; this test holds the large ones.
 #include <catch2/catch.hpp>
 
 #include "hw/system_loader.h"
@@ -13,7 +13,7 @@ namespace {
 
 // Large GEMMs (n >= 4096) run near the card's sustained rate, where the model should be
 // within 10%. The 1024^3 and 2048^3 points (measured 5.48 and 7.38 TFLOP/s) include whatever
-// fixed cost the PyTorch timing loop adds and are outside it (docs/calibration.md).
+// fixed cost the PyTorch timing loop adds and are outside it (docs/calibration-checks.md).
 constexpr double kLargeGemmTolerance = 0.10;
 
 double predicted_tflops(std::int64_t n, const hw::DeviceSpec& device) {

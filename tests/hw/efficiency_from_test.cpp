@@ -1,5 +1,5 @@
 // efficiency_from: a device file that starts from another device's efficiency entries (a
-// what-if card on a measured card's calibration, docs/calibration.md).
+// what-if card on a measured card's calibration, docs/calibration-checks.md).
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -7,7 +7,7 @@
 using namespace amdahl::hw;
 
 TEST_CASE("quantities parse to SI base units", "[hw][units]") {
-  // Decimal prefixes are powers of 1000, binary ones powers of 1024 (design.md).
+  // Decimal prefixes are powers of 1000, binary ones powers of 1024 (docs/architecture.md, hw/).
   CHECK(parse_quantity_as("732 GB/s", Dimension::kBandwidth) == Approx(732e9));
   CHECK(parse_quantity_as("16 GiB", Dimension::kBytes) == Approx(16.0 * 1024 * 1024 * 1024));
   CHECK(parse_quantity_as("10.6 TFLOP/s", Dimension::kFlopRate) == Approx(10.6e12));

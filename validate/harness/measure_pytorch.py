@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measure whole training steps and inference passes of zoo networks with PyTorch.
 
-Writes amdahl's measured-runs CSV (design.md): workload,batch,mode,precision,measured_s plus
+Writes amdahl's measured-runs CSV (docs/output-format.md): workload,batch,mode,precision,measured_s plus
 device, framework and notes columns, one row per (network, batch, mode). These numbers are
 for VALIDATION only: amdahl never fits a parameter to them.
 
