@@ -93,7 +93,7 @@ struct CrossValidation {
 std::vector<CrossValidation> cross_validate(const MeasurementSet& set, const hw::DeviceSpec& base,
                                             const std::vector<ClassPlan>& plan);
 
-// A device file checked against measurements it was not fitted to (`calibrate --check`):
+// A device file checked against measurements it was not fitted to (`calibrate check`):
 // every row of a planned class goes to the entry calibrate_device would fit it into and is
 // predicted by `device` as it is (an entry the device lacks falls back as in predictions,
 // model/efficiency.h). Nothing is fitted; entries in plan order, then precision.

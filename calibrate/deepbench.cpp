@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -12,9 +13,11 @@
 #include "calibrate/measured_op.h"
 #include "util/error.h"
 #include "util/suggest.h"
+#include "util/yaml_file.h"
 
 namespace amdahl::calibrate {
 namespace {
+namespace fs = std::filesystem;
 
 constexpr double kUs = 1e-6;
 constexpr double kFp32Bytes = 4;  // DeepBench's fp32 sets store 4-byte elements
@@ -213,28 +216,48 @@ MeasurementSet read_deepbench(const std::string& dir, const std::string& dataset
   return set;
 }
 
-std::string deepbench_measured_device(const std::string& dataset) {
-  // The card each dataset ran on (shared/data/README.md: the P100 hosts were PCIe systems).
-  static const std::vector<std::pair<std::string, std::string>> kCards{
-      {"P100_baidu_2018", "devices/p100-pcie.yaml"},
-      {"P100_baidu_2017-05", "devices/p100-pcie.yaml"},
-      {"P100_utsa_2017-04", "devices/p100-pcie.yaml"},
-      {"V100_dgx1_2019", "devices/v100-sxm2.yaml"},
-      {"1080Ti", "devices/gtx-1080ti.yaml"},
-      {"TitanXp", "devices/titan-xp.yaml"},
-      {"T4", "devices/t4.yaml"},
-      {"TitanXPascal", "devices/titan-x-pascal.yaml"},
-      {"M40", "devices/m40.yaml"},
-      {"TitanX_Maxwell", "devices/titan-x-maxwell.yaml"}};
+std::vector<std::pair<std::string, std::string>> deepbench_cards(const std::string& catalog_dir) {
+  const fs::path devices = fs::path(catalog_dir) / "devices";
+  std::error_code ec;
+  if (!fs::is_directory(devices, ec))
+    throw UserError(fmt::format("{}: not a folder of device files", devices.string()));
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(devices))
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  std::vector<std::pair<std::string, std::string>> cards;
+  for (const auto& file : files) {
+    const YamlFile yaml = load_yaml_file(file);
+    const YAML::Node list = yaml.root.IsMap() ? yaml.root["deepbench_datasets"] : YAML::Node();
+    if (!list) continue;
+    if (!list.IsSequence())
+      throw UserError(
+          fmt::format("{}: deepbench_datasets: expected a list of dataset names (got {})",
+                      yaml.where(list).str(), describe_node(list)));
+    for (const auto& item : list) {
+      if (!item.IsScalar())
+        throw UserError(fmt::format("{}: deepbench_datasets: expected a dataset name (got {})",
+                                    yaml.where(item).str(), describe_node(item)));
+      for (const auto& [name, other] : cards)
+        if (name == item.Scalar())
+          throw UserError(fmt::format("{}: deepbench_datasets: '{}' is listed by {} too",
+                                      yaml.where(item).str(), name, other));
+      cards.emplace_back(item.Scalar(), file);
+    }
+  }
+  return cards;
+}
+
+std::string deepbench_measured_device(const std::string& dataset, const std::string& catalog_dir) {
   std::vector<std::string> known;
-  for (const auto& [name, file] : kCards) {
+  for (const auto& [name, file] : deepbench_cards(catalog_dir)) {
     if (name == dataset) return file;
     known.push_back(name);
   }
   throw UserError(fmt::format(
-      "no catalog device is known for DeepBench dataset '{}' (supported: {}; others need "
-      "--measured-device)",
-      dataset, join(known)));
+      "no device file in {}/devices lists DeepBench dataset '{}' under deepbench_datasets "
+      "(listed: {}; others need --measured-device)",
+      catalog_dir, dataset, join(known)));
 }
 
 int adjust_for_clock(MeasurementSet& set, const hw::DeviceSpec& measured,

@@ -21,6 +21,7 @@
 // and driver (deepbench_datasets.csv).
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibrate/measurement.h"
@@ -38,11 +39,18 @@ std::vector<std::string> deepbench_dataset_names(const std::string& dir);
 MeasurementSet read_deepbench(const std::string& dir, const std::string& dataset,
                               const std::string& precision = "fp32");
 
-// The catalog device file (relative to hw::catalog_dir()) of the card a dataset was measured
-// on: P100_* -> devices/p100-pcie.yaml (the DeepBench P100 hosts were PCIe systems,
-// shared/data/README.md), V100_dgx1_2019 -> devices/v100-sxm2.yaml (a DGX-1). UserError
-// listing the supported datasets for the others.
-std::string deepbench_measured_device(const std::string& dataset);
+// The card each dataset was measured on is data: a device file of the catalog lists the
+// datasets measured on it, e.g. in devices/p100-pcie.yaml
+//   deepbench_datasets: [P100_baidu_2018, P100_baidu_2017-05, P100_utsa_2017-04]
+// (the DeepBench P100 hosts were PCIe systems, shared/data/README.md).
+// Every (dataset, device file path) listed by `catalog_dir`/devices/*.yaml, files in name
+// order. UserError when the folder is missing, a file does not parse, the key is not a list
+// of names, or two entries name the same dataset.
+std::vector<std::pair<std::string, std::string>> deepbench_cards(const std::string& catalog_dir);
+
+// The path of the device file in `catalog_dir` that lists `dataset`. UserError listing every
+// listed dataset when none does.
+std::string deepbench_measured_device(const std::string& dataset, const std::string& catalog_dir);
 
 // Clock adjustment from the card that was measured to the card being calibrated: rows that
 // are compute-bound on `measured`'s nominal roofline at their precision (flops / peak >=

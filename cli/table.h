@@ -1,26 +1,4 @@
 #pragma once
-// A plain-text table with aligned columns, also writable as CSV.
+// The aligned text table is util/table.h (calibrate/'s reports print it too).
 
-#include <ostream>
-#include <string>
-#include <vector>
-
-namespace amdahl::cli {
-
-class Table {
- public:
-  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  // Aligned columns: numbers to the right, text to the left.
-  void print(std::ostream& out) const;
-  void print_csv(std::ostream& out) const;
-  bool empty() const { return rows_.empty(); }
-
- private:
-  std::vector<std::string> header_;
-  std::vector<std::vector<std::string>> rows_;
-};
-
-std::string csv_escape(const std::string& cell);
-
-}  // namespace amdahl::cli
+#include "util/table.h"

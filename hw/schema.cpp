@@ -49,6 +49,10 @@ Field list_field(std::string key, std::vector<Field> children, std::string descr
                .description = std::move(description),
                .children = std::move(children)};
 }
+Field string_list_field(std::string key, std::string description) {
+  return Field{
+      .key = std::move(key), .type = FieldType::kStringList, .description = std::move(description)};
+}
 Field keyed_map_field(std::string key, std::vector<std::string> keys, std::vector<Field> children,
                       std::string description) {
   return Field{.key = std::move(key),
@@ -121,6 +125,8 @@ std::string type_rule(const Field& f) {
       return "expected a map";
     case FieldType::kList:
       return "expected a list of maps";
+    case FieldType::kStringList:
+      return "expected a list of strings";
     case FieldType::kKeyedMap:
       return fmt::format("expected a map with keys from: {}", join(f.choices));
   }
@@ -228,6 +234,20 @@ Value read_value(const YamlFile& file, const YAML::Node& node, const Field& f,
         v.records.push_back(read_record(file, node[i], f.children, item_path, diags));
       }
       break;
+    case FieldType::kStringList:
+      if (!node.IsSequence()) {
+        diags.add(v.where, path, type_rule(f), describe_node(node));
+        break;
+      }
+      for (std::size_t i = 0; i < node.size(); ++i) {
+        if (!node[i].IsScalar()) {
+          diags.add(file.where(node[i]), fmt::format("{}[{}]", path, i), "expected a string",
+                    describe_node(node[i]));
+          continue;
+        }
+        v.strings.push_back(node[i].Scalar());
+      }
+      break;
     case FieldType::kKeyedMap:
       if (!node.IsMap()) {
         diags.add(v.where, path, type_rule(f), describe_node(node));
@@ -319,6 +339,9 @@ std::string describe_schema(const std::vector<Field>& fields, int indent) {
         break;
       case FieldType::kList:
         kind = "list";
+        break;
+      case FieldType::kStringList:
+        kind = "list of strings";
         break;
       case FieldType::kMap:
         kind = "map";

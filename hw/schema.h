@@ -21,11 +21,12 @@ enum class FieldType {
   kInt,
   kNumber,
   kBool,
-  kQuantity,  // "<number> <unit>" of a given Dimension
-  kEnum,      // one of `choices`
-  kMap,       // fixed keys: `children`
-  kList,      // list of maps, each with keys `children`
-  kKeyedMap,  // map whose keys are from `choices`; each value a map with keys `children`
+  kQuantity,    // "<number> <unit>" of a given Dimension
+  kEnum,        // one of `choices`
+  kMap,         // fixed keys: `children`
+  kList,        // list of maps, each with keys `children`
+  kStringList,  // list of strings
+  kKeyedMap,    // map whose keys are from `choices`; each value a map with keys `children`
 };
 
 struct Field {
@@ -84,6 +85,7 @@ Field quantity_field(std::string key, Dimension d, std::string description);
 Field enum_field(std::string key, std::vector<std::string> choices, std::string description);
 Field map_field(std::string key, std::vector<Field> children, std::string description);
 Field list_field(std::string key, std::vector<Field> children, std::string description);
+Field string_list_field(std::string key, std::string description);
 Field keyed_map_field(std::string key, std::vector<std::string> keys, std::vector<Field> children,
                       std::string description);
 
@@ -92,10 +94,11 @@ class Record;
 // One parsed value; which member is meaningful depends on the field's type.
 struct Value {
   FieldType type = FieldType::kString;
-  double number = 0;            // kNumber, kQuantity (SI), kInt
-  bool boolean = false;         // kBool
-  std::string text;             // kString, kEnum; the raw text of every scalar
-  std::vector<Record> records;  // kMap (one), kList, kKeyedMap (named)
+  double number = 0;                 // kNumber, kQuantity (SI), kInt
+  bool boolean = false;              // kBool
+  std::string text;                  // kString, kEnum; the raw text of every scalar
+  std::vector<Record> records;       // kMap (one), kList, kKeyedMap (named)
+  std::vector<std::string> strings;  // kStringList
   SourceLocation where;
   bool defaulted = false;  // true when the schema's default was applied
 };

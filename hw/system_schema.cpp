@@ -113,6 +113,9 @@ const std::vector<Field>& device_schema() {
       int_field("copy_engines", "DMA engines for copies that overlap compute").positive().def("1"),
       bool_field("calibrated", "whether `efficiency` was fitted to measurements").req(),
       string_field("calibration", "provenance of the fitted efficiencies (file, date, machine)"),
+      string_list_field("deepbench_datasets",
+                        "DeepBench datasets measured on this card (`amdahl calibrate deepbench` "
+                        "adjusts their rows from it to the card calibrated)"),
       string_field("efficiency_from",
                    "device file (relative to this file) whose efficiency entries this device "
                    "starts from; entries under `efficiency` replace them one by one"),

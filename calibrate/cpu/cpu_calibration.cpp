@@ -110,8 +110,7 @@ std::string base_device_text(const CpuInfo& info, double bandwidth, const std::s
   const auto [per_cycle, why] = fp32_flop_per_cycle(info);
   const double peak = info.cores * info.mhz * 1e6 * per_cycle;
   std::string t;
-  t += fmt::format("# This machine's CPU, measured by `amdahl calibrate --target cpu` on {}.\n",
-                   date);
+  t += fmt::format("# This machine's CPU, measured by `amdahl calibrate cpu` on {}.\n", date);
   t += fmt::format("name: {}\n", quoted(info.model));
   t += "kind: cpu\n";
   t += "source: \"/proc/cpuinfo, /proc/meminfo and sysfs of this machine; bandwidth measured\"\n";
@@ -243,7 +242,7 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
                     {"onednn", onednn_version()},
                     {"date", date},
                     {"mode", options.quick ? "quick" : "full"},
-                    {"command", "amdahl calibrate --target cpu"}};
+                    {"command", "amdahl calibrate cpu"}};
   CpuBenchOptions bench;
   bench.quick = options.quick;
   bench.cores = info.cores;
@@ -298,7 +297,7 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
   try {
     result.calibration = calibrate_device(fitted, base, cpu_plan(fitted));
   } catch (const UserError& e) {
-    // The measurements stay valid when a fit fails (`calibrate --measurements` fits them
+    // The measurements stay valid when a fit fails (`calibrate measurements` fits them
     // again); they are kept under a name of their own, so that the CSV, device and system of
     // an earlier run at this path still belong together.
     const std::string unfitted = with_suffix(options.out_system, ".unfitted.csv");
@@ -316,7 +315,7 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
           : std::string();
   const std::string provenance = fmt::format(
       "{} measured on {} ({}, {} cores) at {} with oneDNN {}{}; {}; fitted by `amdahl calibrate "
-      "--target cpu{}` (docs/calibration.md)",
+      "cpu{}` (docs/calibration.md)",
       fs::path(result.csv_path).filename().string(), host_name(), info.model, info.cores, date,
       onednn_version(), through, set.provenance.at("kernel"), options.quick ? " --quick" : "");
   std::vector<std::string> sources;
@@ -332,12 +331,12 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
       [](const std::string& tmp) { hw::load_device_file(tmp); });
 
   std::string sys;
-  sys += fmt::format(
-      "# This machine as a CPU-only system, from `amdahl calibrate --target cpu` on {}.\n", date);
+  sys += fmt::format("# This machine as a CPU-only system, from `amdahl calibrate cpu` on {}.\n",
+                     date);
   sys += fmt::format("name: {}\n", fs::path(options.out_system).stem().string());
   sys += fmt::format("description: {}\n", quoted(fmt::format("{} ({} cores), calibrated {}",
                                                              info.model, info.cores, date)));
-  sys += "source: \"amdahl calibrate --target cpu (docs/calibration.md)\"\n";
+  sys += "source: \"amdahl calibrate cpu (docs/calibration.md)\"\n";
   sys += "devices:\n";
   sys += fmt::format("  - {{name: cpu0, include: {}}}\n",
                      fs::path(result.device_path).filename().string());

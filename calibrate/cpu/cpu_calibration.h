@@ -1,5 +1,5 @@
 #pragma once
-// `amdahl calibrate --target cpu`: describe this machine's CPU (/proc/cpuinfo, /proc/meminfo,
+// `amdahl calibrate cpu`: describe this machine's CPU (/proc/cpuinfo, /proc/meminfo,
 // sysfs), run the library microbenchmarks (cpu_benchmarks.h) and the framework's own kernels
 // and dispatch cost (framework_kernels.h), fit the efficiency models (calibration.h; a class
 // with framework rows is fitted from them, prefer_framework_rows) and write, each atomically:
@@ -35,7 +35,7 @@ struct CpuCalibrationResult {
 CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::ostream& log);
 
 // The classes and model forms fitted for a CPU (calibrate_cpu, and `amdahl calibrate
-// --measurements` with a CPU base device): GEMM with thread scaling, direct convolution, and
+// measurements` with a CPU base device): GEMM with thread scaling, direct convolution, and
 // the memory-bound classes with the cache term. The convolutions the framework runs as
 // im2col + GEMM come from the set's provenance (framework_conv_gemm_pointwise_below_batch,
 // framework_conv_gemm_single_max_input: what framework_kernels.py found the framework to

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel microbenchmarks through the framework itself (PyTorch eager on the CPU).
 
-`amdahl calibrate --target cpu` runs this script: a network run by PyTorch reaches the
+`amdahl calibrate cpu` runs this script: a network run by PyTorch reaches the
 kernels PyTorch dispatches to, with PyTorch's thread count, layouts and allocator, which
 need not be the library the C++ benchmarks call (Debian's PyTorch 1.13 runs fp32 matmuls
 through the BLAS it was linked with, and 1x1 convolutions on one thread below batch 16

@@ -12,12 +12,12 @@ endfunction()
 
 # The shipped P100 SXM2 file is what the command writes from DeepBench.
 execute_process(
-  COMMAND ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench --dataset P100_baidu_2018
+  COMMAND ${AMDAHL} calibrate deepbench --dir ${SHARED}/data/deepbench --dataset P100_baidu_2018
           --base ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml --out ${WORK}/p100.yaml
           --residuals ${WORK}/residuals.csv
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "calibrate --from-deepbench failed (${rc}): ${err}")
+  message(FATAL_ERROR "calibrate deepbench failed (${rc}): ${err}")
 endif()
 # --residuals: one line per fitted row (601 fp32 rows), held out: every fifth shape of gemm (32),
 # conv (19 x 3 directions) and rnn (30).
@@ -38,30 +38,30 @@ if(NOT produced STREQUAL shipped)
                       "(${WORK}/p100.yaml)")
 endif()
 
-# --check: the shipped file predicts DeepBench's rows as it is (its own dataset here: every
+# check: the shipped file predicts DeepBench's rows as it is (its own dataset here: every
 # entry, 601 rows, one residual line each with split "check"); nothing is written but them.
 execute_process(
-  COMMAND ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench --dataset P100_baidu_2018
-          --check ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml --residuals ${WORK}/check.csv
+  COMMAND ${AMDAHL} calibrate check ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml deepbench
+          --dir ${SHARED}/data/deepbench --dataset P100_baidu_2018 --residuals ${WORK}/check.csv
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 file(STRINGS ${WORK}/check.csv check_lines REGEX ",check,")
 list(LENGTH check_lines check_count)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "nothing fitted" OR NOT out MATCHES "\nconv_bwd_filter +94 "
    OR NOT out MATCHES "\nall +601 " OR NOT check_count EQUAL 601)
-  message(FATAL_ERROR "calibrate --check (${rc}, ${check_count} residual lines): ${out} ${err}")
+  message(FATAL_ERROR "calibrate check (${rc}, ${check_count} residual lines): ${out} ${err}")
 endif()
 # and, for the forward rows (DeepBench names cuDNN's forward algorithm), the model's algorithm
 # against cuDNN's: 94 rows, 24 of them Winograd and 2 FFT (the counts are the data's; the
 # model's agreement is docs/calibration-checks.md's table).
 if(NOT out MATCHES "library Winograd: model too"
    OR NOT out MATCHES "\nconv +94 +[0-9]+ of 24 +[0-9]+ of 68 +2 ")
-  message(FATAL_ERROR "calibrate --check: no algorithm agreement for the forward rows: ${out}")
+  message(FATAL_ERROR "calibrate check: no algorithm agreement for the forward rows: ${out}")
 endif()
-expect_failure("--check with --out"
-  ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench --dataset P100_baidu_2018
-  --check ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml --out ${WORK}/never.yaml)
-if(NOT last_error MATCHES "--out excludes --check" OR EXISTS ${WORK}/never.yaml)
-  message(FATAL_ERROR "--check with --out: ${last_error}")
+expect_failure("check with --out"
+  ${AMDAHL} calibrate check ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml deepbench
+  --dir ${SHARED}/data/deepbench --dataset P100_baidu_2018 --out ${WORK}/never.yaml)
+if(NOT last_error MATCHES "--out" OR EXISTS ${WORK}/never.yaml)
+  message(FATAL_ERROR "check with --out: ${last_error}")
 endif()
 
 # The GP102 datasets name their cards (no --measured-device), and the shipped files, fitted
@@ -71,12 +71,12 @@ foreach(pair "1080Ti;gtx-1080ti" "TitanXp;titan-xp")
   list(GET pair 0 dataset)
   list(GET pair 1 device)
   execute_process(
-    COMMAND ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench --dataset ${dataset}
-            --check ${SOURCE}/hw/catalog/devices/${device}.yaml
+    COMMAND ${AMDAHL} calibrate check ${SOURCE}/hw/catalog/devices/${device}.yaml deepbench
+            --dir ${SHARED}/data/deepbench --dataset ${dataset}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0 OR NOT out MATCHES "\nall +601 "
      OR NOT out MATCHES "\nconv +94 +([0-9.]+)%")
-    message(FATAL_ERROR "calibrate --check ${device} on ${dataset} (${rc}): ${out} ${err}")
+    message(FATAL_ERROR "calibrate check ${device} on ${dataset} (${rc}): ${out} ${err}")
   endif()
   if(CMAKE_MATCH_1 GREATER 10)
     message(FATAL_ERROR "${device}: forward convolution median ${CMAKE_MATCH_1}% > 10%: ${out}")
@@ -88,24 +88,24 @@ endforeach()
 file(WRITE ${WORK}/launch-only.csv
      "bench,op_class,precision,shape,flops,bytes,time_s,reps\n"
      "launch,launch,none,mode=async,0,0,2.5e-06,25\n")
-expect_failure("--check without checkable rows"
-  ${AMDAHL} calibrate --measurements ${WORK}/launch-only.csv
-  --check ${SOURCE}/hw/catalog/devices/h200-sxm.yaml)
+expect_failure("check without checkable rows"
+  ${AMDAHL} calibrate check ${SOURCE}/hw/catalog/devices/h200-sxm.yaml
+  measurements ${WORK}/launch-only.csv)
 if(NOT last_error MATCHES "has no measurements of an entry calibrated for .*gemm, conv")
-  message(FATAL_ERROR "--check without checkable rows: ${last_error}")
+  message(FATAL_ERROR "check without checkable rows: ${last_error}")
 endif()
 
-# A CPU's measurements refit through --measurements with the CPU plan (framework rows first,
+# A CPU's measurements refit through `calibrate measurements` with the CPU plan (framework rows first,
 # the framework's im2col + GEMM thresholds, the cache step chosen for elementwise, fresh
 # allocations), chosen by the base
 # device's kind: the shipped example's CSV and device.
 execute_process(
-  COMMAND ${AMDAHL} calibrate --measurements ${SOURCE}/calibrate/examples/cpu-example.csv
+  COMMAND ${AMDAHL} calibrate measurements ${SOURCE}/calibrate/examples/cpu-example.csv
           --base ${SOURCE}/calibrate/examples/cpu-example.device.yaml --out ${WORK}/cpu-refit.yaml
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "elementwise +[0-9]+ +[0-9]+ +cache step +[0-9.]+ +[0-9.]+ +- +[0-9.]+ +[0-9.]+ us +[0-9.]+x < "
    OR NOT EXISTS ${WORK}/cpu-refit.yaml)
-  message(FATAL_ERROR "calibrate --measurements with a CPU base (${rc}): ${out} ${err}")
+  message(FATAL_ERROR "calibrate measurements with a CPU base (${rc}): ${out} ${err}")
 endif()
 if(NOT out MATCHES "gemm: [0-9]+ library rows not fitted")
   message(FATAL_ERROR "the CPU refit did not prefer the framework's GEMM rows: ${out}")
@@ -122,12 +122,12 @@ endif()
 # the measured launch latency and the copy_d2d rows' data_movement entry.
 set(link_csv ${SOURCE}/tests/fixtures/calibrate/cudabench-link.csv)
 execute_process(
-  COMMAND ${AMDAHL} calibrate --measurements ${link_csv}
+  COMMAND ${AMDAHL} calibrate measurements ${link_csv}
           --base ${SOURCE}/hw/catalog/devices/h200-sxm.yaml --out ${WORK}/h200-link.yaml
           --link-base ${SOURCE}/hw/catalog/links/pcie5-x16.yaml --link-out ${WORK}/pcie5.yaml
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "copy_h2d_pinned +27 +6 +8 us +50 GB/s")
-  message(FATAL_ERROR "calibrate --link-out (${rc}): ${out} ${err}")
+  message(FATAL_ERROR "calibrate measurements --link-out (${rc}): ${out} ${err}")
 endif()
 file(READ ${WORK}/pcie5.yaml link)
 file(READ ${WORK}/h200-link.yaml device)
@@ -136,13 +136,13 @@ if(NOT link MATCHES "\nlatency: 8.5 us\n" OR NOT link MATCHES "h2d_pageable: 20 
    OR NOT device MATCHES "\nlaunch_latency: 2.5 us" OR NOT device MATCHES "  data_movement: ")
   message(FATAL_ERROR "calibrated link or device: ${link} ${device}")
 endif()
-expect_failure("link-out without link-base" ${AMDAHL} calibrate --measurements ${link_csv}
+expect_failure("link-out without link-base" ${AMDAHL} calibrate measurements ${link_csv}
                --base ${SOURCE}/hw/catalog/devices/h200-sxm.yaml --out ${WORK}/bad.yaml
                --link-out ${WORK}/bad-link.yaml)
-if(NOT last_error MATCHES "--link-base is required with --link-out")
+if(NOT last_error MATCHES "--link-out requires --link-base")
   message(FATAL_ERROR "link-out without link-base: unexpected message: ${last_error}")
 endif()
-expect_failure("link-out without copies" ${AMDAHL} calibrate --measurements
+expect_failure("link-out without copies" ${AMDAHL} calibrate measurements
                ${SOURCE}/calibrate/examples/cpu-example.csv
                --base ${SOURCE}/calibrate/examples/cpu-example.device.yaml --out ${WORK}/bad.yaml
                --link-base ${SOURCE}/hw/catalog/links/pcie5-x16.yaml --link-out ${WORK}/bad-link.yaml)
@@ -150,30 +150,59 @@ if(NOT last_error MATCHES "has no copy rows" OR EXISTS ${WORK}/bad-link.yaml)
   message(FATAL_ERROR "link-out without copies: unexpected message: ${last_error}")
 endif()
 
-# --cross-validate applies to fits of given measurements, not to a live --target run.
-expect_failure("cross-validate with target" ${AMDAHL} calibrate --target cpu --cross-validate
+# --cross-validate applies to fits of given measurements, not to a live CPU run.
+expect_failure("cross-validate with cpu" ${AMDAHL} calibrate cpu --cross-validate
                --out ${WORK}/cpu.yaml)
-if(NOT last_error MATCHES "--target excludes --cross-validate" OR EXISTS ${WORK}/cpu.yaml)
-  message(FATAL_ERROR "cross-validate with target: unexpected message: ${last_error}")
+if(NOT last_error MATCHES "--cross-validate" OR EXISTS ${WORK}/cpu.yaml)
+  message(FATAL_ERROR "cross-validate with cpu: unexpected message: ${last_error}")
+endif()
+
+# The sub-commands: none lists them, a typo gets "did you mean", an old flag form names its
+# sub-command, a missing dataset is named.
+expect_failure("no sub-command" ${AMDAHL} calibrate)
+if(NOT last_error MATCHES "calibrate needs a sub-command: deepbench, measurements, cpu, check")
+  message(FATAL_ERROR "no sub-command: unexpected message: ${last_error}")
+endif()
+expect_failure("sub-command typo" ${AMDAHL} calibrate deepbnch --dir ${SHARED}/data/deepbench)
+if(NOT last_error MATCHES "unknown sub-command 'deepbnch'; did you mean 'deepbench'")
+  message(FATAL_ERROR "sub-command typo: unexpected message: ${last_error}")
+endif()
+foreach(old "--from-deepbench;amdahl calibrate deepbench --dir DIR"
+            "--measurements;amdahl calibrate measurements FILE" "--target;amdahl calibrate cpu"
+            "--check;amdahl calibrate check FILE")
+  list(GET old 0 flag)
+  list(GET old 1 form)
+  expect_failure("old form ${flag}" ${AMDAHL} calibrate ${flag} ${WORK}/x --dataset P100_baidu_2018
+                 --out ${WORK}/old.yaml)
+  string(FIND "${last_error}" "unknown option ${flag}: the sources are sub-commands; use `${form}"
+         found)
+  if(found EQUAL -1 OR EXISTS ${WORK}/old.yaml)
+    message(FATAL_ERROR "old form ${flag}: unexpected message: ${last_error}")
+  endif()
+endforeach()
+expect_failure("missing dataset" ${AMDAHL} calibrate deepbench --dir ${SHARED}/data/deepbench
+               --base ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml --out ${WORK}/bad.yaml)
+if(NOT last_error MATCHES "--dataset is required")
+  message(FATAL_ERROR "missing dataset: unexpected message: ${last_error}")
 endif()
 
 # Bad input: an unknown dataset, a measurement file with a missing column or a non-positive
 # time. Each is exit status 2 and leaves no output file.
-expect_failure("unknown dataset" ${AMDAHL} calibrate --from-deepbench ${SHARED}/data/deepbench
+expect_failure("unknown dataset" ${AMDAHL} calibrate deepbench --dir ${SHARED}/data/deepbench
                --dataset P100_nope --base ${SOURCE}/hw/catalog/devices/p100-sxm2.yaml
                --out ${WORK}/bad.yaml)
-if(NOT last_error MATCHES "unknown DeepBench dataset 'P100_nope'")
+if(NOT last_error MATCHES "unknown DeepBench dataset 'P100_nope'.*P100_baidu_2018.*TitanX_Maxwell")
   message(FATAL_ERROR "unknown dataset: unexpected message: ${last_error}")
 endif()
 file(WRITE ${WORK}/missing_column.csv "bench,op_class,precision,shape,flops,bytes,reps\n")
-expect_failure("missing column" ${AMDAHL} calibrate --measurements ${WORK}/missing_column.csv
+expect_failure("missing column" ${AMDAHL} calibrate measurements ${WORK}/missing_column.csv
                --base ${SOURCE}/hw/catalog/devices/h200-sxm.yaml --out ${WORK}/bad.yaml)
 if(NOT last_error MATCHES "missing column 'time_s'")
   message(FATAL_ERROR "missing column: unexpected message: ${last_error}")
 endif()
 file(WRITE ${WORK}/zero_time.csv "bench,op_class,precision,shape,flops,bytes,time_s,reps\n"
      "gemm,gemm,fp32,m=8;n=8;k=8,1024,768,0,5\n")
-expect_failure("zero time" ${AMDAHL} calibrate --measurements ${WORK}/zero_time.csv
+expect_failure("zero time" ${AMDAHL} calibrate measurements ${WORK}/zero_time.csv
                --base ${SOURCE}/hw/catalog/devices/h200-sxm.yaml --out ${WORK}/bad.yaml)
 if(NOT last_error MATCHES "time_s must be positive")
   message(FATAL_ERROR "zero time: unexpected message: ${last_error}")

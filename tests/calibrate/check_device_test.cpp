@@ -1,5 +1,5 @@
 // A device file checked against measurements without fitting (calibrate/calibration.h,
-// check_device: what `amdahl calibrate --check` reports).
+// check_device: what `amdahl calibrate check` reports).
 #include <catch2/catch.hpp>
 #include <map>
 #include <random>

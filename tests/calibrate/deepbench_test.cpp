@@ -81,7 +81,7 @@ TEST_CASE("an unknown DeepBench dataset is an error listing the datasets",
 TEST_CASE("a DeepBench dataset names the catalog card it was measured on",
           "[calibrate][deepbench]") {
   const auto measured = [](const std::string& dataset) {
-    return hw::load_device_file(hw::catalog_dir() + "/" + deepbench_measured_device(dataset));
+    return hw::load_device_file(deepbench_measured_device(dataset, hw::catalog_dir()));
   };
   CHECK(measured("P100_baidu_2018").model == "Tesla P100 PCIe 16GB");  // PCIe hosts (README)
   CHECK(measured("V100_dgx1_2019").model == "Tesla V100 SXM2 16GB");
@@ -109,9 +109,11 @@ TEST_CASE("a DeepBench dataset names the catalog card it was measured on",
         Approx(24 * 128 * 2 * 1.075e9).epsilon(1e-3));
   CHECK(maxwell.memory.bandwidth_bytes_per_s == Approx(336.5e9));
   // Every dataset of deepbench_datasets.csv has its card; another name lists them.
-  CHECK_THROWS_WITH(deepbench_measured_device("K80"), Catch::Contains("'K80'") &&
-                                                          Catch::Contains("--measured-device") &&
-                                                          Catch::Contains("TitanX_Maxwell"));
+  for (const auto& dataset : deepbench_dataset_names(kDeepBench))
+    CHECK_NOTHROW(deepbench_measured_device(dataset, hw::catalog_dir()));
+  CHECK_THROWS_WITH(deepbench_measured_device("K80", hw::catalog_dir()),
+                    Catch::Contains("'K80'") && Catch::Contains("--measured-device") &&
+                        Catch::Contains("TitanX_Maxwell") && Catch::Contains("P100_utsa_2017-04"));
 }
 
 TEST_CASE("the PCIe-to-SXM2 clock adjustment scales compute-bound kernels only",

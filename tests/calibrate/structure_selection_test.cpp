@@ -203,7 +203,7 @@ TEST_CASE("a memory-bound class keeps the cache step only where the sweep shows 
   std::vector<Measurement> narrow = rows_from(stepped, 30);
   narrow.resize(8);  // operands of 12 kB to 0.2 MB
   CHECK(select_structure(plan, narrow, test::synthetic_gpu()).name == "flat");
-  // A small grid (calibrate --target cpu --quick): 6 rows over the sweep leave a fold 4 rows,
+  // A small grid (calibrate cpu --quick): 6 rows over the sweep leave a fold 4 rows,
   // too few for the step's 4 parameters, so the step cannot be chosen (and is not fitted).
   CHECK(select_structure(plan, rows_from(stepped, 6), test::synthetic_gpu()).name == "flat");
 }

@@ -1,11 +1,11 @@
-#include "cli/table.h"
+#include "util/table.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 
-namespace amdahl::cli {
+namespace amdahl {
 
 std::string csv_escape(const std::string& cell) {
   if (cell.find_first_of(",\"\n") == std::string::npos) return cell;
@@ -64,4 +64,4 @@ void Table::print_csv(std::ostream& out) const {
   for (const auto& r : rows_) line(r);
 }
 
-}  // namespace amdahl::cli
+}  // namespace amdahl

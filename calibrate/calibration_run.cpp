@@ -1,0 +1,233 @@
+#include "calibrate/calibration_run.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <optional>
+
+#include "calibrate/cpu/cpu_calibration.h"
+#include "calibrate/cpu/framework_kernels.h"
+#include "calibrate/deepbench.h"
+#include "calibrate/holdout.h"
+#include "calibrate/profile_writer.h"
+#include "hw/system_loader.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::calibrate {
+namespace {
+namespace fs = std::filesystem;
+
+std::string percent(double v) { return fmt::format("{:.1f}%", 100 * v); }
+
+// What is fitted: the CPU plan for a CPU device, else the GPU plan.
+std::vector<ClassPlan> plan_for(const hw::DeviceSpec& base, const MeasurementSet& set) {
+  return base.kind == hw::DeviceKind::kCpu ? cpu_plan(set) : gpu_plan();
+}
+
+void require(const std::string& value, const char* what, const char* source) {
+  if (value.empty()) throw UserError(fmt::format("calibrate {}: {} is required", source, what));
+}
+
+std::vector<std::string> entry_sources(const Calibration& c, const std::string& what) {
+  std::vector<std::string> out;
+  for (const auto& f : c.fits)
+    out.push_back(fmt::format(
+        "fitted to {}: {} measurements{}; held out (every {}th shape) {}: median |err| {}, p90 "
+        "{}",
+        what, f.train.count,
+        f.structure.empty()
+            ? ""
+            : fmt::format("; structure '{}' (chosen by cross-validation on them)", f.structure),
+        kHoldOutEvery, f.held_out.count, percent(f.held_out.median_abs),
+        percent(f.held_out.p90_abs)));
+  return out;
+}
+
+// The calibrated device file at `out` from `base_path`, validated by loading it before it is
+// written; with `extra_keys` (e.g. a measured launch_latency) set on top.
+PendingFile device_file(const std::string& base_path, const std::string& out, const Calibration& c,
+                        const std::string& what, const std::string& provenance,
+                        const std::vector<std::pair<std::string, std::string>>& extra_keys = {}) {
+  return {out,
+          set_top_level_keys(render_calibrated_device(read_text_file(base_path), c.fits,
+                                                      entry_sources(c, what), provenance),
+                             extra_keys),
+          [](const std::string& tmp) { hw::load_device_file(tmp); }};
+}
+
+void write_residuals(const std::string& path, const Calibration& c, CalibrationSummary& s) {
+  if (path.empty()) return;
+  write_file_atomically(path, residuals_csv(c.fits));
+  s.written.push_back({path});
+}
+
+// A DeepBench dataset's rows, adjusted from the card measured to `target`'s clock; `measured`
+// gets that card.
+MeasurementSet deepbench_rows(const DeepBenchSource& source, const hw::DeviceSpec& target,
+                              hw::DeviceSpec& measured) {
+  MeasurementSet set = read_deepbench(source.dir, source.dataset, source.precision);
+  const std::string measured_path =
+      !source.measured_device.empty()
+          ? source.measured_device
+          : deepbench_measured_device(source.dataset, source.catalog_dir.empty()
+                                                          ? hw::catalog_dir()
+                                                          : source.catalog_dir);
+  measured = hw::load_device_file(measured_path);
+  adjust_for_clock(set, measured, target);
+  return set;
+}
+
+CalibrationSummary fit(const DeepBenchSource& source, const CalibrationRequest& r) {
+  require(source.dataset, "a dataset", "deepbench");
+  require(r.base, "the base device file", "deepbench");
+  require(r.out, "the output device file", "deepbench");
+  const hw::DeviceSpec target = hw::load_device_file(r.base);
+  hw::DeviceSpec measured;
+  const MeasurementSet set = deepbench_rows(source, target, measured);
+  CalibrationSummary s;
+  s.source = fmt::format("DeepBench {} {}", source.dataset, source.precision);
+  s.calibration = calibrate_device(set, target, gpu_plan());
+  if (r.cross_validate) s.cross_validation = cross_validate(set, target, gpu_plan());
+  const auto& p = set.provenance;
+  const std::string provenance = fmt::format(
+      "DeepBench {} ({} {} at {}, {}): {}, host {}, CUDA {}, cuDNN {}, driver {}; precision {}; "
+      "measured on {} and adjusted to this card: {}; fitted by `amdahl calibrate deepbench "
+      "--dataset {}` (docs/calibration.md)",
+      source.dataset, p.at("repo"), p.at("path"), p.at("read_at_commit"),
+      p.at("last_modified_date"), p.at("gpu_model"), p.at("cpu_model"), p.at("cuda"), p.at("cudnn"),
+      p.at("driver"), source.precision, measured.model, p.at("clock_adjustment"), source.dataset);
+  write_files_atomically({device_file(r.base, r.out, s.calibration, s.source, provenance)});
+  if (!source.csv.empty()) write_file_atomically(source.csv, measurements_text(set));
+  s.written.push_back({r.out});
+  write_residuals(r.residuals, s.calibration, s);
+  return s;
+}
+
+std::string microseconds(double s) { return fmt::format("{:.4g} us", s * 1e6); }
+
+CalibrationSummary fit(const MeasurementsSource& source, const CalibrationRequest& r) {
+  require(source.file, "a measurements file", "measurements");
+  require(r.base, "the base device file", "measurements");
+  require(r.out, "the output device file", "measurements");
+  if (!source.link_out.empty() && source.link_base.empty())
+    throw UserError(fmt::format(
+        "calibrate measurements: the calibrated link {} needs the link file to start from",
+        source.link_out));
+  CalibrationSummary s;
+  const MeasurementSet set =
+      prefer_framework_rows(read_measurements(source.file), &s.library_rows_left_out);
+  s.launch = launch_times(set);
+  hw::DeviceSpec base = hw::load_device_file(r.base);
+  // Every kernel time includes the launch latency (model/roofline.cpp), so the classes are
+  // fitted with the measured one, which the device file then gets.
+  if (s.launch.async_s > 0) base.launch_latency_s = s.launch.async_s;
+  // A CPU measured through a framework: its fresh allocations' cost, from the same file.
+  const auto allocation =
+      base.kind == hw::DeviceKind::kCpu ? fit_allocation(set) : std::optional<FreshAllocation>();
+  if (allocation) base.allocation = {allocation->above_bytes, allocation->bytes_per_s};
+  const std::string file = fs::path(source.file).filename().string();
+  s.source = file;
+  s.calibration = calibrate_device(set, base, plan_for(base, set));
+  s.copy_curves = fit_copy_curves(set);
+  if (!source.link_out.empty() && s.copy_curves.empty())
+    throw UserError(fmt::format("calibrate measurements: {} has no copy rows ({}) for the link {}",
+                                source.file, join(copy_bench_names()), source.link_out));
+  if (r.cross_validate) s.cross_validation = cross_validate(set, base, plan_for(base, set));
+  std::string provenance = file;
+  for (const char* key : {"device", "machine", "date", "driver", "cuda", "cublas", "cudnn"})
+    if (set.provenance.count(key))
+      provenance += fmt::format("; {}: {}", key, set.provenance.at(key));
+  provenance += "; fitted by `amdahl calibrate measurements` (docs/calibration.md)";
+  std::vector<std::pair<std::string, std::string>> device_keys;
+  if (s.launch.async_s > 0)
+    device_keys.push_back({"launch_latency", microseconds(s.launch.async_s) +
+                                                 "  # measured: launch mode=async (" + file + ")"});
+  if (allocation) device_keys.push_back({"allocation", allocation_yaml(*allocation)});
+  // Device and link are validated together before either is written: a bad link base, or a
+  // link that fails its schema, leaves both files as they were.
+  std::vector<PendingFile> files{
+      device_file(r.base, r.out, s.calibration, file, provenance, device_keys)};
+  if (!source.link_out.empty())
+    files.push_back(
+        {source.link_out,
+         render_calibrated_link(read_text_file(source.link_base), s.copy_curves, provenance),
+         [](const std::string& tmp) { hw::load_link_file(tmp); }});
+  write_files_atomically(files);
+  for (const auto& f : files) s.written.push_back({f.path});
+  write_residuals(r.residuals, s.calibration, s);
+  return s;
+}
+
+CalibrationSummary fit(const CpuSource& source, const CalibrationRequest& r, std::ostream& log) {
+  require(r.out, "the output system file", "cpu");
+  if (!r.base.empty())
+    throw UserError("calibrate cpu: the device is described from this machine, not from a base");
+  if (r.cross_validate)
+    throw UserError("calibrate cpu: cross-validation applies to fits of given measurements");
+  CpuCalibrationOptions options;
+  options.quick = source.quick;
+  options.out_system = r.out;
+  const CpuCalibrationResult result = calibrate_cpu(options, log);
+  CalibrationSummary s;
+  s.source = "this machine's CPU";
+  s.calibration = result.calibration;
+  s.written.push_back({result.system_path, result.device_path, result.csv_path});
+  write_residuals(r.residuals, s.calibration, s);
+  return s;
+}
+
+}  // namespace
+
+CalibrationSummary run_calibration(const CalibrationRequest& request, std::ostream& log) {
+  return std::visit(
+      [&](const auto& source) -> CalibrationSummary {
+        if constexpr (std::is_same_v<std::decay_t<decltype(source)>, CpuSource>)
+          return fit(source, request, log);
+        else
+          return fit(source, request);
+      },
+      request.source);
+}
+
+CheckSummary run_check(const CheckRequest& request) {
+  require(request.device, "the device file to check", "check");
+  CheckSummary s;
+  s.device = request.device;
+  s.residuals = request.residuals;
+  MeasurementSet set;
+  hw::DeviceSpec device;
+  if (const auto* db = std::get_if<DeepBenchSource>(&request.source)) {
+    require(db->dataset, "a dataset", "check deepbench");
+    device = hw::load_device_file(request.device);
+    hw::DeviceSpec measured;
+    set = deepbench_rows(*db, device, measured);
+    s.source = fmt::format("DeepBench {} {} (measured on {}, adjusted to {})", db->dataset,
+                           db->precision, measured.model, device.model);
+  } else {
+    const auto& m = std::get<MeasurementsSource>(request.source);
+    require(m.file, "a measurements file", "check measurements");
+    set = prefer_framework_rows(read_measurements(m.file));
+    device = hw::load_device_file(request.device);
+    s.source = m.file;
+  }
+  const std::vector<ClassPlan> plan = plan_for(device, set);
+  s.checks = check_device(set, device, plan);
+  if (s.checks.empty()) {
+    std::vector<std::string> entries;
+    for (const auto& p : plan) entries.push_back(p.op_class);
+    throw UserError(
+        fmt::format("calibrate check: {} has no measurements of an entry calibrated for {} "
+                    "({}); nothing to check",
+                    s.source, request.device, join(entries)));
+  }
+  std::vector<double> all;
+  for (const auto& c : s.checks)
+    for (const auto& r : c.residuals) all.push_back((r.predicted_s - r.measured_s) / r.measured_s);
+  s.total = summarize_errors(all);
+  if (!request.residuals.empty())
+    write_file_atomically(request.residuals, check_residuals_csv(s.checks));
+  return s;
+}
+
+}  // namespace amdahl::calibrate
