@@ -19,16 +19,17 @@ std::string located(const SourceLocation& where, const std::string& what) {
 
 ParamValue convert(const ParamDecl& decl, const RawParam& raw, const Bindings& sizes,
                    const std::string& layer) {
-  const std::string path = fmt::format("layer '{}' parameter '{}'", layer, decl.name);
+  // Built only for an error message (binding converts every parameter of every layer).
+  const auto path = [&] { return fmt::format("layer '{}' parameter '{}'", layer, decl.name); };
   auto integer = [&](const std::string& text) {
     try {
       return evaluate(text, sizes);
     } catch (const UserError& e) {
-      throw UserError(located(raw.where, fmt::format("{}: {}", path, e.what())));
+      throw UserError(located(raw.where, fmt::format("{}: {}", path(), e.what())));
     }
   };
   if (raw.is_list && decl.type != ParamType::kInts)
-    throw UserError(located(raw.where, fmt::format("{}: expected one value, got a list", path)));
+    throw UserError(located(raw.where, fmt::format("{}: expected one value, got a list", path())));
   switch (decl.type) {
     case ParamType::kInt:
       return integer(raw.text);
@@ -43,19 +44,19 @@ ParamValue convert(const ParamDecl& decl, const RawParam& raw, const Bindings& s
       const double v = std::strtod(raw.text.c_str(), &end);
       if (end == raw.text.c_str() || *end != '\0')
         throw UserError(
-            located(raw.where, fmt::format("{}: expected a number (got '{}')", path, raw.text)));
+            located(raw.where, fmt::format("{}: expected a number (got '{}')", path(), raw.text)));
       return v;
     }
     case ParamType::kBool:
       if (raw.text == "true" || raw.text == "false") return raw.text == "true";
-      throw UserError(
-          located(raw.where, fmt::format("{}: expected true or false (got '{}')", path, raw.text)));
+      throw UserError(located(
+          raw.where, fmt::format("{}: expected true or false (got '{}')", path(), raw.text)));
     case ParamType::kString:
       return raw.text;
     case ParamType::kChoice:
       for (const auto& c : decl.choices)
         if (c == raw.text) return raw.text;
-      throw UserError(located(raw.where, fmt::format("{}: unknown value '{}'; {}", path, raw.text,
+      throw UserError(located(raw.where, fmt::format("{}: unknown value '{}'; {}", path(), raw.text,
                                                      suggestion(raw.text, decl.choices))));
   }
   throw InternalError("unhandled parameter type");

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "graphs/layer_kind.h"
 #include "graphs/optimizer.h"
@@ -61,7 +63,7 @@ struct LayerRecord {
 };
 
 std::string output_name(const std::string& layer, std::size_t i) {
-  return i == 0 ? layer : fmt::format("{}:{}", layer, i);
+  return i == 0 ? layer : layer + ":" + std::to_string(i);
 }
 
 bool gemm_like(OpClass c) {
@@ -213,6 +215,10 @@ class Lowerer {
     out_.mode = options_.mode;
     out_.precision = options_.precision;
     out_.accumulation_steps = steps;
+    // Most layers lower to a few ops per pass (forward; data and weight gradients; update):
+    // reserving for that spares re-growing the vertex vector on large networks.
+    out_.graph.reserve(net_.layers.size() * (training_ ? 4 * static_cast<std::size_t>(steps) : 1) +
+                       net_.inputs.size());
     if (plan_) {
       plan_->options = options_;
       plan_->layer_count = net_.layers.size();
@@ -305,13 +311,14 @@ class Lowerer {
   std::vector<std::string> known_tensors() const {
     std::vector<std::string> names;
     for (const auto& [name, t] : tensors_) names.push_back(name);
+    std::sort(names.begin(), names.end());
     return names;
   }
 
   // The name of `name` converted to `to`: a cast layer inserted before `consumer` the first
   // time, shared afterwards.
   std::string cast_of(const std::string& name, DType to, const Layer& consumer) {
-    const std::string cast_name = fmt::format("{}.to_{}", name, dtype_name(to));
+    const std::string cast_name = name + ".to_" + std::string(dtype_name(to));
     if (tensors_.count(cast_name)) return cast_name;
     Layer& cast = synthesized_.emplace_back();
     cast.name = cast_name;
@@ -677,7 +684,7 @@ class Lowerer {
   const LoweringOptions& options_;
   const bool training_;
   LoweredNetwork out_;
-  std::map<std::string, TensorState> tensors_;
+  std::unordered_map<std::string, TensorState> tensors_;
   std::vector<LayerRecord> records_;
   // Cast layers inserted by autocast, kept for every micro-batch (stable addresses; the plan
   // refers to them).
