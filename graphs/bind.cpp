@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <set>
@@ -18,16 +19,17 @@ std::string located(const SourceLocation& where, const std::string& what) {
 
 ParamValue convert(const ParamDecl& decl, const RawParam& raw, const Bindings& sizes,
                    const std::string& layer) {
-  const std::string path = fmt::format("layer '{}' parameter '{}'", layer, decl.name);
+  // Built only for an error message (binding converts every parameter of every layer).
+  const auto path = [&] { return fmt::format("layer '{}' parameter '{}'", layer, decl.name); };
   auto integer = [&](const std::string& text) {
     try {
       return evaluate(text, sizes);
     } catch (const UserError& e) {
-      throw UserError(located(raw.where, fmt::format("{}: {}", path, e.what())));
+      throw UserError(located(raw.where, fmt::format("{}: {}", path(), e.what())));
     }
   };
   if (raw.is_list && decl.type != ParamType::kInts)
-    throw UserError(located(raw.where, fmt::format("{}: expected one value, got a list", path)));
+    throw UserError(located(raw.where, fmt::format("{}: expected one value, got a list", path())));
   switch (decl.type) {
     case ParamType::kInt:
       return integer(raw.text);
@@ -42,19 +44,19 @@ ParamValue convert(const ParamDecl& decl, const RawParam& raw, const Bindings& s
       const double v = std::strtod(raw.text.c_str(), &end);
       if (end == raw.text.c_str() || *end != '\0')
         throw UserError(
-            located(raw.where, fmt::format("{}: expected a number (got '{}')", path, raw.text)));
+            located(raw.where, fmt::format("{}: expected a number (got '{}')", path(), raw.text)));
       return v;
     }
     case ParamType::kBool:
       if (raw.text == "true" || raw.text == "false") return raw.text == "true";
-      throw UserError(
-          located(raw.where, fmt::format("{}: expected true or false (got '{}')", path, raw.text)));
+      throw UserError(located(
+          raw.where, fmt::format("{}: expected true or false (got '{}')", path(), raw.text)));
     case ParamType::kString:
       return raw.text;
     case ParamType::kChoice:
       for (const auto& c : decl.choices)
         if (c == raw.text) return raw.text;
-      throw UserError(located(raw.where, fmt::format("{}: unknown value '{}'; {}", path, raw.text,
+      throw UserError(located(raw.where, fmt::format("{}: unknown value '{}'; {}", path(), raw.text,
                                                      suggestion(raw.text, decl.choices))));
   }
   throw InternalError("unhandled parameter type");
@@ -100,11 +102,14 @@ RawParam substitute(const RawParam& raw, ParamType type, const Substitutions& su
 
 constexpr int kMaxBlockDepth = 16;
 
+bool names_a_size(const std::string& expression) { return !referenced_names(expression).empty(); }
+
 // Expands blocks and repeats into concrete layers, in order.
 class Expander {
  public:
-  Expander(const Network& net, const Bindings& sizes, std::vector<Layer>& out)
-      : net_(net), sizes_(sizes), out_(out) {
+  Expander(const Network& net, const Bindings& sizes, std::vector<Layer>& out,
+           SizeDependence* dependence)
+      : net_(net), sizes_(sizes), out_(out), dependence_(dependence) {
     if (!net.inputs.empty()) last_ = net.inputs.front().name;
   }
 
@@ -142,7 +147,11 @@ class Expander {
   std::int64_t integer(const LayerDecl& decl, const char* key, const std::string& text,
                        const Substitutions& subs) {
     try {
-      return evaluate(substitute(text, subs), sizes_);
+      std::string expression = substitute(text, subs);
+      const std::int64_t value = evaluate(expression, sizes_);
+      if (dependence_ && names_a_size(expression))
+        dependence_->structure.push_back({std::move(expression), value});
+      return value;
     } catch (const UserError& e) {
       throw UserError(
           located(decl.where, fmt::format("layer '{}' {}: {}", decl.name, key, e.what())));
@@ -158,14 +167,20 @@ class Expander {
     layer.inputs = inputs;
     layer.where = decl.where;
     for (const auto& p : kind.params) {
+      RawParam raw;
       if (auto it = decl.params.find(p.name); it != decl.params.end()) {
-        layer.params[p.name] = convert(p, substitute(it->second, p.type, subs), sizes_, name);
+        raw = substitute(it->second, p.type, subs);
       } else if (!p.default_value.empty()) {
-        RawParam raw;
         raw.text = p.default_value;
         raw.where = decl.where;
-        layer.params[p.name] = convert(p, raw, sizes_, name);
+      } else {
+        continue;
       }
+      layer.params[p.name] = convert(p, raw, sizes_, name);
+      if (dependence_ && (p.type == ParamType::kInt || p.type == ParamType::kInts) &&
+          (raw.is_list ? std::any_of(raw.items.begin(), raw.items.end(), names_a_size)
+                       : names_a_size(raw.text)))
+        dependence_->params.push_back({out_.size(), p.name, &p, std::move(raw)});
     }
     last_ = layer.name;
     out_.push_back(std::move(layer));
@@ -241,15 +256,13 @@ class Expander {
   const Network& net_;
   const Bindings& sizes_;
   std::vector<Layer>& out_;
+  SizeDependence* dependence_;
   std::string last_;
 };
 
-}  // namespace
-
-BoundNetwork bind_sizes(const Network& network, const Bindings& overrides) {
-  BoundNetwork out;
-  out.name = network.name;
-  out.optimizer = network.optimizer;
+// Every size of `network`: the override, else the default.
+Bindings resolve_sizes(const Network& network, const Bindings& overrides) {
+  Bindings sizes;
   std::vector<std::string> names;
   for (const auto& s : network.sizes) names.push_back(s.name);
   for (const auto& [name, value] : overrides) {
@@ -265,9 +278,9 @@ BoundNetwork bind_sizes(const Network& network, const Bindings& overrides) {
   }
   for (const auto& s : network.sizes) {
     if (auto it = overrides.find(s.name); it != overrides.end()) {
-      out.sizes[s.name] = it->second;
+      sizes[s.name] = it->second;
     } else if (s.has_default) {
-      out.sizes[s.name] = s.default_value;
+      sizes[s.name] = s.default_value;
     } else {
       throw UserError(
           fmt::format("{}: size '{}' of network '{}' has no default; bind it with --set "
@@ -275,13 +288,18 @@ BoundNetwork bind_sizes(const Network& network, const Bindings& overrides) {
                       network.file, s.name, network.name, s.name));
     }
   }
+  return sizes;
+}
+
+std::vector<NamedTensor> bind_inputs(const Network& network, const Bindings& sizes) {
+  std::vector<NamedTensor> out;
   for (const auto& in : network.inputs) {
     TensorInfo t;
     t.dtype = in.dtype;
     for (const auto& dim : in.shape) {
       std::int64_t v = 0;
       try {
-        v = evaluate(dim, out.sizes);
+        v = evaluate(dim, sizes);
       } catch (const UserError& e) {
         throw UserError(located(in.where, fmt::format("input '{}': {}", in.name, e.what())));
       }
@@ -291,11 +309,47 @@ BoundNetwork bind_sizes(const Network& network, const Bindings& overrides) {
                                           in.name, dim, v)));
       t.shape.push_back(v);
     }
-    out.inputs.push_back({in.name, t});
+    out.push_back({in.name, t});
   }
-  Expander expander(network, out.sizes, out.layers);
+  return out;
+}
+
+BoundNetwork bind_network(const Network& network, const Bindings& overrides,
+                          SizeDependence* dependence) {
+  BoundNetwork out;
+  out.name = network.name;
+  out.optimizer = network.optimizer;
+  out.sizes = resolve_sizes(network, overrides);
+  out.inputs = bind_inputs(network, out.sizes);
+  Expander expander(network, out.sizes, out.layers, dependence);
   for (const auto& decl : network.layers) expander.expand(decl, {}, 0);
   return out;
+}
+
+}  // namespace
+
+BoundNetwork bind_sizes(const Network& network, const Bindings& overrides) {
+  return bind_network(network, overrides, nullptr);
+}
+
+BoundNetwork bind_sizes(const Network& network, const Bindings& overrides,
+                        SizeDependence& dependence) {
+  dependence = SizeDependence{};
+  return bind_network(network, overrides, &dependence);
+}
+
+bool rebind(const Network& network, const SizeDependence& dependence, const Bindings& overrides,
+            BoundNetwork& bound) {
+  Bindings sizes = resolve_sizes(network, overrides);
+  for (const auto& s : dependence.structure)
+    if (evaluate(s.expression, sizes) != s.value) return false;
+  bound.inputs = bind_inputs(network, sizes);
+  for (const auto& p : dependence.params) {
+    Layer& layer = bound.layers[p.layer];
+    layer.params[p.name] = convert(*p.decl, p.raw, sizes, layer.name);
+  }
+  bound.sizes = std::move(sizes);
+  return true;
 }
 
 }  // namespace amdahl::graphs

@@ -67,9 +67,11 @@ std::vector<Shape> shapes_of(const std::vector<TensorInfo>& tensors) {
 Operator ForwardContext::make(const std::string& suffix, OpClass op_class, double flops,
                               double bytes_read, double bytes_written) const {
   Operator op;
-  op.name = layer.name + "." + suffix;
-  op.layer = layer.name;
-  op.kind = layer.kind;
+  if (named_) {
+    op.name = layer.name + "." + suffix;
+    op.layer = layer.name;
+    op.kind = layer.kind;
+  }
   op.op_class = op_class;
   op.phase = Phase::kForward;
   op.precision = precision;
@@ -85,9 +87,11 @@ Operator ForwardContext::make(const std::string& suffix, OpClass op_class, doubl
 Operator BackwardContext::make(const std::string& suffix, OpClass op_class, Phase phase,
                                double flops, double bytes_read, double bytes_written) const {
   Operator op;
-  op.name = layer.name + "." + suffix;
-  op.layer = layer.name;
-  op.kind = layer.kind;
+  if (named_) {
+    op.name = layer.name + "." + suffix;
+    op.layer = layer.name;
+    op.kind = layer.kind;
+  }
   op.op_class = op_class;
   op.phase = phase;
   op.precision = precision;

@@ -81,9 +81,13 @@ class ForwardContext {
                 double bytes_written) const;
   void emit(Operator op) { emitted_.push_back(std::move(op)); }
   std::vector<Operator>& emitted() { return emitted_; }
+  // Numbers only (re-evaluating a lowered graph, lower.h relower): make() leaves the names
+  // empty.
+  void skip_names() { named_ = false; }
 
  private:
   std::vector<Operator> emitted_;
+  bool named_ = true;
 };
 
 // Context handed to backward rules. emit() ops depend on the gradient of the layer's
@@ -116,8 +120,8 @@ class BackwardContext {
   struct Emitted {
     Operator op;
     bool chained = false;
-    int grad_of_input = -1;   // this op produces d(loss)/d(input i)
-    int grad_of_weight = -1;  // this op produces d(loss)/d(weight w)
+    int grad_of_input = -1;                 // this op produces d(loss)/d(input i)
+    int grad_of_weight = -1;                // this op produces d(loss)/d(weight w)
     std::vector<int> also_grad_of_weights;  // further weights this op's gradient covers
   };
   void emit(Operator op, int grad_of_input = -1, int grad_of_weight = -1) {
@@ -133,8 +137,11 @@ class BackwardContext {
 
   std::vector<Emitted>& emitted() { return emitted_; }
   const std::vector<std::size_t>& passed() const { return passed_; }
+  // Numbers only (lower.h relower): make() leaves the names empty.
+  void skip_names() { named_ = false; }
 
  private:
+  bool named_ = true;
   std::vector<bool> needs_input_grad_;
   std::vector<Emitted> emitted_;
   std::vector<std::size_t> passed_;

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "graphs/layer_kind.h"
 #include "graphs/optimizer.h"
@@ -24,7 +26,28 @@ struct TensorState {
   OpId producer = kNoOp;
   bool requires_grad = false;
   std::vector<OpId> grad_parts;  // ops producing contributions to d(loss)/d(tensor)
+  std::size_t slot = 0;          // index of the tensor in the plan (LoweringPlan::slots)
 };
+
+// Where an edge's bytes come from, so the numeric pass can recompute them.
+struct BytesSource {
+  enum class Kind : std::uint8_t { kTensor, kOpWritten, kOpRead, kWeightF32, kZero };
+  Kind kind = Kind::kZero;
+  std::size_t index = 0;  // tensor slot, op id, or index into LoweredNetwork::weights
+
+  static BytesSource tensor(std::size_t slot) { return {Kind::kTensor, slot}; }
+  static BytesSource written(OpId op) { return {Kind::kOpWritten, op}; }
+  static BytesSource read(OpId op) { return {Kind::kOpRead, op}; }
+  static BytesSource weight_f32(std::size_t j) { return {Kind::kWeightF32, j}; }
+  static BytesSource zero() { return {Kind::kZero, 0}; }
+};
+
+struct Dep {
+  OpId from = kNoOp;
+  double bytes = 0;
+  BytesSource source;
+};
+using Deps = std::vector<Dep>;
 
 struct LayerRecord {
   const Layer* layer;
@@ -36,10 +59,11 @@ struct LayerRecord {
   std::vector<Weight> weights;
   OpId last_forward = kNoOp;
   std::vector<OpId> weight_grad;  // per weight
+  std::size_t plan_record = 0;    // its LoweringPlan::Record when a plan is kept
 };
 
 std::string output_name(const std::string& layer, std::size_t i) {
-  return i == 0 ? layer : fmt::format("{}:{}", layer, i);
+  return i == 0 ? layer : layer + ":" + std::to_string(i);
 }
 
 bool gemm_like(OpClass c) {
@@ -71,10 +95,112 @@ struct WeightGrad {
   OpId grad = kNoOp;  // the op after which the fp32 gradient (running sum) is complete
 };
 
+}  // namespace
+
+// What lowering did, step by step, with every op's and edge's place in the graph, so that
+// relower() can recompute the numbers alone. Layers are referred to by index (the
+// network re-bound at another point has the same layers), cast layers by the copies kept
+// here.
+struct LoweringPlan {
+  // One forward application of a layer (per micro-batch), and its backward.
+  struct Record {
+    std::size_t layer = 0;               // index into BoundNetwork::layers
+    const Layer* synthesized = nullptr;  // a cast layer (in `casts`) instead
+    const LayerKind* kind = nullptr;
+    std::vector<std::size_t> input_slots, output_slots;
+    std::optional<DType> run_dtype;
+    bool counts_weights = false;   // micro-batch 0: its weights are LoweredNetwork::weights
+    std::size_t first_weight = 0;  // their index there
+    std::size_t weight_count = 0;
+    std::vector<OpId> weight_casts;
+    std::vector<OpId> forward_ops;
+    // Backward (empty when none was emitted).
+    bool has_backward = false;
+    std::vector<bool> needs;
+    struct BackwardOp {
+      OpId id = kNoOp;
+      bool chained = false;
+      int grad_of_input = -1, grad_of_weight = -1;
+    };
+    std::vector<BackwardOp> backward_ops;
+    std::size_t passed = 0;
+    struct GradCast {
+      OpId cast = kNoOp, grad = kNoOp;  // the grad_cast op and the 16-bit gradient it reads
+      std::size_t weight = 0;
+    };
+    std::vector<GradCast> grad_casts;
+  };
+  struct Step {
+    enum class Kind : std::uint8_t { kInput, kForward, kGradSum, kBackward, kAccumulate, kUpdate };
+    Kind kind = Kind::kInput;
+    std::size_t index = 0;  // input: its index; forward, backward: record; grad_sum: slot;
+                            // accumulate, update: weight (kAllWeights: the fused update)
+    OpId op = kNoOp;
+    double count = 0;  // grad_sum: the contributions summed
+  };
+  static constexpr std::size_t kAllWeights = static_cast<std::size_t>(-1);
+  struct Edge {
+    OpId from = kNoOp, to = kNoOp;
+    BytesSource source;
+  };
+
+  LoweringOptions options;
+  std::size_t layer_count = 0, input_count = 0;
+  std::deque<Layer> casts;
+  std::vector<Record> records;
+  std::vector<Step> steps;
+  std::vector<Edge> edges;
+  std::size_t slot_count = 0;
+};
+
+namespace {
+
+// The numbers of the ops lowering itself adds (not a layer kind's): one place each, used by
+// the structural pass and the numeric pass alike.
+void transfer_numbers(Operator& op, const TensorInfo& t) {
+  op.output_shape = t.shape;
+  op.bytes_read = t.bytes();
+  op.bytes_written = t.bytes();
+}
+void weight_cast_numbers(Operator& op, std::int64_t elements, DType half) {
+  const double n = static_cast<double>(elements);
+  op.input_shapes = {{elements}};
+  op.output_shape = {elements};
+  op.bytes_read = n * dtype_bytes(DType::kF32);
+  op.bytes_written = n * dtype_bytes(half);
+}
+void grad_sum_numbers(Operator& op, const TensorInfo& t, double k) {
+  op.output_shape = t.shape;
+  op.flops = (k - 1) * static_cast<double>(t.elements());
+  op.bytes_read = k * t.bytes();
+  op.bytes_written = t.bytes();
+}
+void grad_cast_numbers(Operator& op, std::int64_t n, DType from) {
+  op.input_shapes = {{n}};
+  op.output_shape = {n};
+  op.bytes_read = static_cast<double>(n) * dtype_bytes(from);
+  op.bytes_written = static_cast<double>(n) * dtype_bytes(DType::kF32);
+}
+void grad_accumulate_numbers(Operator& op, std::int64_t elements) {
+  const double n = static_cast<double>(elements);
+  op.input_shapes = {{elements}, {elements}};
+  op.output_shape = {elements};
+  op.flops = n;
+  op.bytes_read = 2 * kF32Bytes * n;
+  op.bytes_written = kF32Bytes * n;
+}
+void update_numbers(Operator& op, OptimizerKind optimizer, double elements) {
+  const UpdateCost c = update_cost(optimizer);
+  op.output_shape = {static_cast<std::int64_t>(elements)};
+  op.flops = c.flops_per_element * elements;
+  op.bytes_read = c.bytes_read_per_element * elements;
+  op.bytes_written = c.bytes_written_per_element * elements;
+}
+
 class Lowerer {
  public:
-  Lowerer(const BoundNetwork& net, const LoweringOptions& options)
-      : net_(net), options_(options), training_(options.mode == Mode::kTrain) {}
+  Lowerer(const BoundNetwork& net, const LoweringOptions& options, LoweringPlan* plan)
+      : net_(net), options_(options), training_(options.mode == Mode::kTrain), plan_(plan) {}
 
   LoweredNetwork run() {
     const int steps = options_.accumulation_steps;
@@ -89,12 +215,21 @@ class Lowerer {
     out_.mode = options_.mode;
     out_.precision = options_.precision;
     out_.accumulation_steps = steps;
+    // Most layers lower to a few ops per pass (forward; data and weight gradients; update):
+    // reserving for that spares re-growing the vertex vector on large networks.
+    out_.graph.reserve(net_.layers.size() * (training_ ? 4 * static_cast<std::size_t>(steps) : 1) +
+                       net_.inputs.size());
+    if (plan_) {
+      plan_->options = options_;
+      plan_->layer_count = net_.layers.size();
+      plan_->input_count = net_.inputs.size();
+    }
     std::vector<WeightGrad> sums;
     for (micro_ = 0; micro_ < steps; ++micro_) {
       tensors_.clear();
       records_.clear();
-      synthesized_.clear();
       previous_.clear();
+      overwritten_.clear();  // each micro-batch's forward pass writes its own tensors
       emit_input_transfers();
       for (const Layer& layer : net_.layers) forward(layer);
       if (training_) {
@@ -105,6 +240,10 @@ class Lowerer {
     }
     if (training_) optimizer(sums);
     out_.memory = memory_footprint(out_);
+    if (plan_) {
+      plan_->casts = std::move(synthesized_);
+      plan_->slot_count = slot_count_;
+    }
     return std::move(out_);
   }
 
@@ -131,12 +270,24 @@ class Lowerer {
     }
   }
 
-  OpId add(Operator op, const std::vector<std::pair<OpId, double>>& deps) {
-    if (micro_ > 0) op.name = fmt::format("mb{}.{}", micro_, op.name);
+  OpId add(Operator op, const Deps& deps) {
+    if (micro_ > 0) op.name = "mb" + std::to_string(micro_) + "." + op.name;
     const OpId id = out_.graph.add(std::move(op));
-    for (const auto& [from, bytes] : deps)
-      if (from != kNoOp) out_.graph.depend(from, id, bytes);
+    for (const Dep& d : deps)
+      if (d.from != kNoOp && out_.graph.depend(d.from, id, d.bytes) && plan_)
+        plan_->edges.push_back({d.from, id, d.source});
     return id;
+  }
+
+  void step(LoweringPlan::Step::Kind kind, std::size_t index, OpId op = kNoOp, double count = 0) {
+    if (plan_) plan_->steps.push_back({kind, index, op, count});
+  }
+
+  TensorState& define(const std::string& name, const TensorInfo& info, OpId producer,
+                      bool requires_grad) {
+    TensorState& t = tensors_[name];
+    t = TensorState{info, producer, requires_grad, {}, slot_count_++};
+    return t;
   }
 
   void emit_input_transfers() {
@@ -148,24 +299,26 @@ class Lowerer {
       op.op_class = OpClass::kTransfer;
       op.phase = Phase::kHost;
       op.dtype = in.tensor.dtype;
-      op.output_shape = in.tensor.shape;
-      op.bytes_read = in.tensor.bytes();
-      op.bytes_written = in.tensor.bytes();
+      transfer_numbers(op, in.tensor);
       out_.input_bytes += in.tensor.bytes();
-      tensors_[in.name] = TensorState{in.tensor, add(std::move(op), {}), false, {}};
+      const OpId id = add(std::move(op), {});
+      const std::size_t slot = define(in.name, in.tensor, id, false).slot;
+      step(LoweringPlan::Step::Kind::kInput, static_cast<std::size_t>(&in - net_.inputs.data()), id,
+           static_cast<double>(slot));
     }
   }
 
   std::vector<std::string> known_tensors() const {
     std::vector<std::string> names;
     for (const auto& [name, t] : tensors_) names.push_back(name);
+    std::sort(names.begin(), names.end());
     return names;
   }
 
   // The name of `name` converted to `to`: a cast layer inserted before `consumer` the first
   // time, shared afterwards.
   std::string cast_of(const std::string& name, DType to, const Layer& consumer) {
-    const std::string cast_name = fmt::format("{}.to_{}", name, dtype_name(to));
+    const std::string cast_name = name + ".to_" + std::string(dtype_name(to));
     if (tensors_.count(cast_name)) return cast_name;
     Layer& cast = synthesized_.emplace_back();
     cast.name = cast_name;
@@ -211,10 +364,8 @@ class Lowerer {
   }
 
   // The 16-bit working copy of each weight of a 16-bit layer, made from the fp32 master.
-  void emit_weight_casts(const LayerRecord& rec, DType half,
-                         std::vector<std::pair<OpId, double>>& deps) {
+  void emit_weight_casts(const LayerRecord& rec, DType half, Deps& deps, std::vector<OpId>& ids) {
     for (const Weight& w : rec.weights) {
-      const double n = static_cast<double>(w.elements);
       Operator op;
       op.name = fmt::format("{}.{}.weight_cast", rec.layer->name, w.name);
       op.layer = rec.layer->name;
@@ -223,12 +374,11 @@ class Lowerer {
       op.phase = Phase::kForward;
       op.precision = Precision::kFp32;
       op.dtype = half;
-      op.input_shapes = {{w.elements}};
-      op.output_shape = {w.elements};
-      op.bytes_read = n * dtype_bytes(DType::kF32);
-      op.bytes_written = n * dtype_bytes(half);
+      weight_cast_numbers(op, w.elements, half);
       const double written = op.bytes_written;
-      deps.emplace_back(add(std::move(op), {}), written);
+      const OpId id = add(std::move(op), {});
+      ids.push_back(id);
+      deps.push_back({id, written, BytesSource::written(id)});
     }
   }
 
@@ -268,7 +418,16 @@ class Lowerer {
           fmt::format("{}: expects {} input(s) (got {})", layer.error_prefix(), expected, n));
     }
     bool any_grad = false;
-    std::vector<std::pair<OpId, double>> deps;
+    Deps deps;
+    LoweringPlan::Record plan_rec;
+    if (plan_) {
+      plan_rec.kind = &kind;
+      plan_rec.run_dtype = run_dtype;
+      if (autocast)
+        plan_rec.layer = static_cast<std::size_t>(&layer - net_.layers.data());
+      else
+        plan_rec.synthesized = &layer;
+    }
     for (const auto& name : rec.input_names) {
       const auto it = tensors_.find(name);
       if (it == tensors_.end()) {
@@ -284,22 +443,28 @@ class Lowerer {
       }
       rec.inputs.push_back(it->second.info);
       any_grad = any_grad || it->second.requires_grad;
-      deps.emplace_back(it->second.producer, it->second.info.bytes());
+      deps.push_back(
+          {it->second.producer, it->second.info.bytes(), BytesSource::tensor(it->second.slot)});
+      if (plan_) plan_rec.input_slots.push_back(it->second.slot);
     }
     rec.outputs = kind.infer(layer, rec.inputs);
     if (run_dtype)
       for (auto& t : rec.outputs)
         if (is_float(t.dtype)) t.dtype = *run_dtype;
     if (kind.weights) rec.weights = kind.weights(layer, rec.inputs);
+    plan_rec.counts_weights = micro_ == 0;
+    plan_rec.first_weight = out_.weights.size();
+    plan_rec.weight_count = rec.weights.size();
     if (micro_ == 0)
       for (const auto& w : rec.weights) {
         out_.weights.push_back({layer.name, w.name, w.elements});
         out_.parameters += w.elements;
       }
-    if (run_dtype && is_half(*run_dtype)) emit_weight_casts(rec, *run_dtype, deps);
+    if (run_dtype && is_half(*run_dtype))
+      emit_weight_casts(rec, *run_dtype, deps, plan_rec.weight_casts);
     ForwardContext ctx(layer, rec.inputs, rec.outputs, options_.precision, training_);
     kind.forward(ctx);
-    OpId last = deps.empty() ? kNoOp : deps.front().first;
+    OpId last = deps.empty() ? kNoOp : deps.front().from;
     bool first = true;
     for (Operator& op : ctx.emitted()) {
       op.precision = math_precision(op);
@@ -308,8 +473,9 @@ class Lowerer {
         first = false;
       } else {
         const double bytes = out_.graph.op(last).bytes_written;
-        last = add(std::move(op), {{last, bytes}});
+        last = add(std::move(op), {{last, bytes, BytesSource::written(last)}});
       }
+      plan_rec.forward_ops.push_back(last);
     }
     rec.last_forward = last;
     const bool requires_grad =
@@ -320,9 +486,16 @@ class Lowerer {
         throw UserError(
             fmt::format("{}: a tensor named '{}' already exists (layer names must be unique)",
                         layer.error_prefix(), rec.output_names.back()));
-      tensors_[rec.output_names.back()] = TensorState{rec.outputs[i], last, requires_grad, {}};
+      const std::size_t slot =
+          define(rec.output_names.back(), rec.outputs[i], last, requires_grad).slot;
+      if (plan_) plan_rec.output_slots.push_back(slot);
     }
     previous_ = rec.output_names.front();
+    if (plan_) {
+      rec.plan_record = plan_->records.size();
+      step(LoweringPlan::Step::Kind::kForward, plan_->records.size());
+      plan_->records.push_back(std::move(plan_rec));
+    }
     records_.push_back(std::move(rec));
   }
 
@@ -337,15 +510,13 @@ class Lowerer {
     op.op_class = OpClass::kElementwise;
     op.phase = Phase::kBackwardData;
     op.dtype = t.info.dtype;
-    op.output_shape = t.info.shape;
     op.precision = math_precision(op);
     const double k = static_cast<double>(t.grad_parts.size());
-    op.flops = (k - 1) * static_cast<double>(t.info.elements());
-    op.bytes_read = k * t.info.bytes();
-    op.bytes_written = t.info.bytes();
-    std::vector<std::pair<OpId, double>> deps;
-    for (OpId p : t.grad_parts) deps.emplace_back(p, t.info.bytes());
+    grad_sum_numbers(op, t.info, k);
+    Deps deps;
+    for (OpId p : t.grad_parts) deps.push_back({p, t.info.bytes(), BytesSource::tensor(t.slot)});
     const OpId id = add(std::move(op), deps);
+    step(LoweringPlan::Step::Kind::kGradSum, t.slot, id, k);
     t.grad_parts = {id};
     return id;
   }
@@ -364,12 +535,13 @@ class Lowerer {
     }
     for (auto it = records_.rbegin(); it != records_.rend(); ++it) {
       LayerRecord& rec = *it;
-      std::vector<std::pair<OpId, double>> grad_sources;
+      Deps grad_sources;
       bool reached = rec.kind->is_loss;
       for (std::size_t i = 0; i < rec.output_names.size(); ++i) {
         const OpId g = gradient_of(rec.output_names[i], rec);
         if (g != kNoOp) {
-          grad_sources.emplace_back(g, rec.outputs[i].bytes());
+          grad_sources.push_back({g, rec.outputs[i].bytes(),
+                                  BytesSource::tensor(tensors_.at(rec.output_names[i]).slot)});
           reached = true;
         }
       }
@@ -382,19 +554,28 @@ class Lowerer {
       }
       if (!any && rec.weights.empty()) continue;
       auto seeds = grad_sources;
-      seeds.emplace_back(rec.last_forward, 0.0);  // saved activations
+      seeds.push_back({rec.last_forward, 0.0, BytesSource::zero()});  // saved activations
       BackwardContext ctx(*rec.layer, rec.inputs, rec.outputs, needs, options_.precision);
       rec.kind->backward(ctx);
       rec.weight_grad.assign(rec.weights.size(), kNoOp);
+      LoweringPlan::Record* plan_rec = plan_ ? &plan_->records[rec.plan_record] : nullptr;
+      if (plan_rec) {
+        plan_rec->has_backward = true;
+        plan_rec->needs = needs;
+        plan_rec->passed = ctx.passed().size();
+        step(LoweringPlan::Step::Kind::kBackward, rec.plan_record);
+      }
       OpId previous = kNoOp;
       for (auto& e : ctx.emitted()) {
         e.op.precision = math_precision(e.op);
         auto deps = seeds;
         if (e.chained && previous != kNoOp)
-          deps.emplace_back(previous, out_.graph.op(previous).bytes_written);
+          deps.push_back(
+              {previous, out_.graph.op(previous).bytes_written, BytesSource::written(previous)});
         const int input = e.grad_of_input;
         const int weight = e.grad_of_weight;
         previous = add(std::move(e.op), deps);
+        if (plan_rec) plan_rec->backward_ops.push_back({previous, e.chained, input, weight});
         if (input >= 0) tensors_.at(rec.input_names.at(input)).grad_parts.push_back(previous);
         if (weight >= 0) rec.weight_grad.at(weight) = previous;
         for (int w : e.also_grad_of_weights) rec.weight_grad.at(w) = previous;
@@ -402,14 +583,17 @@ class Lowerer {
       for (std::size_t i : ctx.passed()) {
         auto& parts = tensors_.at(rec.input_names.at(i)).grad_parts;
         if (grad_sources.empty()) parts.push_back(rec.last_forward);
-        for (const auto& source : grad_sources) parts.push_back(source.first);
+        for (const auto& source : grad_sources) parts.push_back(source.from);
       }
       for (std::size_t w = 0; w < rec.weights.size(); ++w) {
         if (rec.weight_grad[w] == kNoOp)
           throw InternalError(fmt::format("layer kind {} emitted no gradient for weight {}",
                                           rec.kind->name, rec.weights[w].name));
-        if (is_half(out_.graph.op(rec.weight_grad[w]).dtype))
+        if (is_half(out_.graph.op(rec.weight_grad[w]).dtype)) {
+          const OpId grad = rec.weight_grad[w];
           rec.weight_grad[w] = emit_grad_cast(rec, w);
+          if (plan_rec) plan_rec->grad_casts.push_back({rec.weight_grad[w], grad, w});
+        }
       }
     }
   }
@@ -427,12 +611,10 @@ class Lowerer {
     op.phase = Phase::kBackwardWeight;
     op.precision = Precision::kFp32;
     op.dtype = DType::kF32;
-    op.input_shapes = {{n}};
-    op.output_shape = {n};
-    op.bytes_read = static_cast<double>(n) * dtype_bytes(from);
-    op.bytes_written = static_cast<double>(n) * dtype_bytes(DType::kF32);
+    grad_cast_numbers(op, n, from);
     const double read = op.bytes_read;
-    return add(std::move(op), {{rec.weight_grad[w], read}});
+    const OpId id = out_.graph.size();
+    return add(std::move(op), {{rec.weight_grad[w], read, BytesSource::read(id)}});
   }
 
   // Adds this micro-batch's weight gradients into the running sums (the first micro-batch's
@@ -455,64 +637,234 @@ class Lowerer {
         op.phase = Phase::kBackwardWeight;
         op.precision = Precision::kFp32;
         op.dtype = DType::kF32;
-        op.input_shapes = {{rec.weights[w].elements}, {rec.weights[w].elements}};
-        op.output_shape = {rec.weights[w].elements};
-        op.flops = n;
-        op.bytes_read = 2 * kF32Bytes * n;
-        op.bytes_written = kF32Bytes * n;
-        sum.grad =
-            add(std::move(op), {{sum.grad, kF32Bytes * n}, {rec.weight_grad[w], kF32Bytes * n}});
+        grad_accumulate_numbers(op, rec.weights[w].elements);
+        const BytesSource bytes = BytesSource::weight_f32(j);
+        sum.grad = add(std::move(op), {{sum.grad, kF32Bytes * n, bytes},
+                                       {rec.weight_grad[w], kF32Bytes * n, bytes}});
+        step(LoweringPlan::Step::Kind::kAccumulate, j, sum.grad);
       }
   }
 
-  Operator update_op(const std::string& name, const std::string& layer, double elements) const {
-    const UpdateCost c = update_cost(net_.optimizer);
+  Operator update_op(std::string name, const std::string& layer, double elements) const {
     Operator op;
-    op.name = name;
+    op.name = std::move(name);
     op.layer = layer;
     op.kind = std::string(optimizer_name(net_.optimizer));
     op.op_class = OpClass::kOptimizer;
     op.phase = Phase::kUpdate;
     op.precision = Precision::kFp32;
-    op.output_shape = {static_cast<std::int64_t>(elements)};
-    op.flops = c.flops_per_element * elements;
-    op.bytes_read = c.bytes_read_per_element * elements;
-    op.bytes_written = c.bytes_written_per_element * elements;
+    update_numbers(op, net_.optimizer, elements);
     return op;
   }
 
   void optimizer(const std::vector<WeightGrad>& sums) {
     micro_ = 0;  // update ops carry no micro-batch prefix
     if (options_.fused_optimizer) {
-      std::vector<std::pair<OpId, double>> deps;
-      for (const auto& s : sums)
-        if (s.grad != kNoOp) deps.emplace_back(s.grad, kF32Bytes * s.elements);
-      if (!deps.empty())
-        add(update_op("optimizer.update", "optimizer", static_cast<double>(out_.parameters)), deps);
+      Deps deps;
+      for (std::size_t j = 0; j < sums.size(); ++j)
+        if (sums[j].grad != kNoOp)
+          deps.push_back({sums[j].grad, kF32Bytes * sums[j].elements, BytesSource::weight_f32(j)});
+      if (!deps.empty()) {
+        const OpId id = add(
+            update_op("optimizer.update", "optimizer", static_cast<double>(out_.parameters)), deps);
+        step(LoweringPlan::Step::Kind::kUpdate, LoweringPlan::kAllWeights, id);
+      }
       return;
     }
-    for (const auto& s : sums)
-      if (s.grad != kNoOp)
-        add(update_op(fmt::format("{}.{}.update", s.layer, s.name), s.layer, s.elements),
-            {{s.grad, kF32Bytes * s.elements}});
+    for (std::size_t j = 0; j < sums.size(); ++j) {
+      const WeightGrad& s = sums[j];
+      if (s.grad == kNoOp) continue;
+      const OpId id = add(update_op(s.layer + "." + s.name + ".update", s.layer, s.elements),
+                          {{s.grad, kF32Bytes * s.elements, BytesSource::weight_f32(j)}});
+      step(LoweringPlan::Step::Kind::kUpdate, j, id);
+    }
   }
 
   const BoundNetwork& net_;
   const LoweringOptions& options_;
   const bool training_;
   LoweredNetwork out_;
-  std::map<std::string, TensorState> tensors_;
+  std::unordered_map<std::string, TensorState> tensors_;
   std::vector<LayerRecord> records_;
-  std::deque<Layer> synthesized_;  // cast layers inserted by autocast (stable addresses)
+  // Cast layers inserted by autocast, kept for every micro-batch (stable addresses; the plan
+  // refers to them).
+  std::deque<Layer> synthesized_;
   std::string previous_;
   std::map<std::string, std::string> overwritten_;  // tensor -> the in-place layer that did
   int micro_ = 0;
+  LoweringPlan* plan_ = nullptr;  // recorded when given
+  std::size_t slot_count_ = 0;
+};
+
+// The numeric pass: the plan's steps again, each layer's rules re-run on the re-bound layer
+// (names skipped), their numbers written over the ops the structural pass made.
+class Relowerer {
+ public:
+  Relowerer(const LoweringPlan& plan, const BoundNetwork& net, LoweredNetwork& out)
+      : plan_(plan), net_(net), out_(out), graph_(out.graph) {}
+
+  bool run() {
+    if (net_.layers.size() != plan_.layer_count || net_.inputs.size() != plan_.input_count)
+      return false;
+    slots_.assign(plan_.slot_count, TensorInfo{});
+    records_.assign(plan_.records.size(), Scratch{});
+    out_.input_bytes = 0;
+    out_.parameters = 0;
+    using Kind = LoweringPlan::Step::Kind;
+    for (const LoweringPlan::Step& s : plan_.steps) {
+      bool ok = true;
+      switch (s.kind) {
+        case Kind::kInput: {
+          const TensorInfo& t = net_.inputs[s.index].tensor;
+          if (graph_.op(s.op).dtype != t.dtype) return false;
+          transfer_numbers(graph_.op(s.op), t);
+          out_.input_bytes += t.bytes();
+          slots_[static_cast<std::size_t>(s.count)] = t;
+          break;
+        }
+        case Kind::kForward:
+          ok = forward(s.index);
+          break;
+        case Kind::kGradSum:
+          grad_sum_numbers(graph_.op(s.op), slots_[s.index], s.count);
+          break;
+        case Kind::kBackward:
+          ok = backward(s.index);
+          break;
+        case Kind::kAccumulate:
+          grad_accumulate_numbers(graph_.op(s.op), out_.weights[s.index].elements);
+          break;
+        case Kind::kUpdate:
+          update_numbers(graph_.op(s.op), net_.optimizer,
+                         s.index == LoweringPlan::kAllWeights
+                             ? static_cast<double>(out_.parameters)
+                             : static_cast<double>(out_.weights[s.index].elements));
+          break;
+      }
+      if (!ok) return false;
+    }
+    for (const LoweringPlan::Edge& e : plan_.edges)
+      graph_.edge_bytes(e.from, e.to) = bytes_of(e.source);
+    out_.memory = memory_footprint(out_);
+    return true;
+  }
+
+ private:
+  struct Scratch {
+    std::vector<TensorInfo> inputs, outputs;
+    std::vector<Weight> weights;
+  };
+
+  double bytes_of(const BytesSource& s) const {
+    switch (s.kind) {
+      case BytesSource::Kind::kTensor:
+        return slots_[s.index].bytes();
+      case BytesSource::Kind::kOpWritten:
+        return graph_.op(s.index).bytes_written;
+      case BytesSource::Kind::kOpRead:
+        return graph_.op(s.index).bytes_read;
+      case BytesSource::Kind::kWeightF32:
+        return kF32Bytes * static_cast<double>(out_.weights[s.index].elements);
+      case BytesSource::Kind::kZero:
+        return 0;
+    }
+    return 0;
+  }
+
+  // Writes the numbers of `fresh` over `op`; false when `fresh` is another kind of op (the
+  // structure changed).
+  static bool take_numbers(Operator& op, Operator&& fresh) {
+    if (fresh.op_class != op.op_class || fresh.phase != op.phase || fresh.dtype != op.dtype ||
+        fresh.in_place != op.in_place)
+      return false;
+    fresh.name = std::move(op.name);
+    fresh.layer = std::move(op.layer);
+    fresh.kind = std::move(op.kind);
+    fresh.precision = op.precision;
+    op = std::move(fresh);
+    return true;
+  }
+
+  const Layer& layer_of(const LoweringPlan::Record& r) const {
+    return r.synthesized ? *r.synthesized : net_.layers[r.layer];
+  }
+
+  bool forward(std::size_t index) {
+    const LoweringPlan::Record& r = plan_.records[index];
+    const Layer& layer = layer_of(r);
+    if (layer.kind != r.kind->name) return false;
+    Scratch& sc = records_[index];
+    sc.inputs.clear();
+    for (std::size_t slot : r.input_slots) sc.inputs.push_back(slots_[slot]);
+    sc.outputs = r.kind->infer(layer, sc.inputs);
+    if (sc.outputs.size() != r.output_slots.size()) return false;
+    if (r.run_dtype)
+      for (auto& t : sc.outputs)
+        if (is_float(t.dtype)) t.dtype = *r.run_dtype;
+    if (r.kind->weights) sc.weights = r.kind->weights(layer, sc.inputs);
+    if (sc.weights.size() != r.weight_count) return false;
+    if (r.counts_weights)
+      for (std::size_t w = 0; w < sc.weights.size(); ++w) {
+        out_.weights[r.first_weight + w].elements = sc.weights[w].elements;
+        out_.parameters += sc.weights[w].elements;
+      }
+    for (std::size_t w = 0; w < r.weight_casts.size(); ++w)
+      weight_cast_numbers(graph_.op(r.weight_casts[w]), sc.weights[w].elements, *r.run_dtype);
+    ForwardContext ctx(layer, sc.inputs, sc.outputs, plan_.options.precision,
+                       plan_.options.mode == Mode::kTrain);
+    ctx.skip_names();
+    r.kind->forward(ctx);
+    if (ctx.emitted().size() != r.forward_ops.size()) return false;
+    for (std::size_t i = 0; i < r.forward_ops.size(); ++i)
+      if (!take_numbers(graph_.op(r.forward_ops[i]), std::move(ctx.emitted()[i]))) return false;
+    for (std::size_t i = 0; i < sc.outputs.size(); ++i) slots_[r.output_slots[i]] = sc.outputs[i];
+    return true;
+  }
+
+  bool backward(std::size_t index) {
+    const LoweringPlan::Record& r = plan_.records[index];
+    const Scratch& sc = records_[index];
+    BackwardContext ctx(layer_of(r), sc.inputs, sc.outputs, r.needs, plan_.options.precision);
+    ctx.skip_names();
+    r.kind->backward(ctx);
+    auto& emitted = ctx.emitted();
+    if (emitted.size() != r.backward_ops.size() || ctx.passed().size() != r.passed) return false;
+    for (std::size_t i = 0; i < emitted.size(); ++i) {
+      const auto& want = r.backward_ops[i];
+      if (emitted[i].chained != want.chained || emitted[i].grad_of_input != want.grad_of_input ||
+          emitted[i].grad_of_weight != want.grad_of_weight ||
+          !take_numbers(graph_.op(want.id), std::move(emitted[i].op)))
+        return false;
+    }
+    for (const auto& c : r.grad_casts)
+      grad_cast_numbers(graph_.op(c.cast), sc.weights[c.weight].elements, graph_.op(c.grad).dtype);
+    return true;
+  }
+
+  const LoweringPlan& plan_;
+  const BoundNetwork& net_;
+  LoweredNetwork& out_;
+  OpGraph& graph_;
+  std::vector<TensorInfo> slots_;
+  std::vector<Scratch> records_;
 };
 
 }  // namespace
 
 LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options) {
-  return Lowerer(network, options).run();
+  return Lowerer(network, options, nullptr).run();
+}
+
+LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options,
+                     std::shared_ptr<const LoweringPlan>& plan) {
+  auto recorded = std::make_shared<LoweringPlan>();
+  LoweredNetwork out = Lowerer(network, options, recorded.get()).run();
+  plan = std::move(recorded);
+  return out;
+}
+
+bool relower(const LoweringPlan& plan, const BoundNetwork& network, LoweredNetwork& net) {
+  return Relowerer(plan, network, net).run();
 }
 
 }  // namespace amdahl::graphs

@@ -35,6 +35,7 @@
 // updates each weight once at the end.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -80,5 +81,25 @@ struct LoweredNetwork {
 // layer defined later (a cycle), a wrong input count, a shape mismatch, or training a
 // network without a loss layer, or accumulation_steps < 1 (or > 1 in inference).
 LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options);
+
+// Re-evaluating a lowered network at other sizes (sweeps) without lowering it again.
+//
+// lower() with a plan also records, step by step, which layer each op came from and where
+// each op's and edge's numbers come from. relower() then takes the network bound at another
+// point (the same layers, other sizes) and recomputes every number of `net` in place: it
+// re-runs each layer kind's shape, weight, forward and backward rules on the re-bound layer
+// (the registry's formulas, names skipped) and the formulas of the ops lowering adds itself
+// (casts, gradient sums and accumulation, updates), then the edges' bytes and the memory
+// footprint. Names, classes, phases, precisions and edges stay as lowered.
+//
+// It returns false when the point changes the structure: a different number of layers or
+// inputs, a layer of another kind, or a rule that emits a different number of ops or ops
+// of another class, phase, dtype or gradient role (an RNN unrolled over more steps). `net`
+// is then half updated and must be lowered again. Errors of the rules at the point (a shape
+// mismatch) are thrown as lower() throws them.
+struct LoweringPlan;
+LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options,
+                     std::shared_ptr<const LoweringPlan>& plan);
+bool relower(const LoweringPlan& plan, const BoundNetwork& network, LoweredNetwork& net);
 
 }  // namespace amdahl::graphs

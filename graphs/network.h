@@ -111,4 +111,32 @@ Network load_network(const std::string& path);
 // repeat, or a parameter whose expression cannot be evaluated.
 BoundNetwork bind_sizes(const Network& network, const Bindings& overrides);
 
+// What binding read from the sizes, for re-binding at another point (sweeps): the integer
+// parameters whose expressions name a size, and every `enabled:` and `repeat:` expression
+// that names one (block parameters substituted) with the value it had, which fixes the
+// layer list.
+struct SizeDependence {
+  struct Param {
+    std::size_t layer = 0;  // index into BoundNetwork::layers
+    std::string name;
+    const ParamDecl* decl = nullptr;
+    RawParam raw;  // block parameters substituted
+  };
+  std::vector<Param> params;
+  struct Structure {
+    std::string expression;
+    std::int64_t value = 0;
+  };
+  std::vector<Structure> structure;
+};
+BoundNetwork bind_sizes(const Network& network, const Bindings& overrides,
+                        SizeDependence& dependence);
+
+// Re-binds `bound` (bound from `network` with `dependence` recorded) at `overrides`: the
+// sizes, the input shapes and the size-dependent parameters. Returns false, leaving `bound`
+// half updated, when an `enabled:` or `repeat:` expression evaluates differently (the
+// layers would differ: bind again). Throws as bind_sizes does.
+bool rebind(const Network& network, const SizeDependence& dependence, const Bindings& overrides,
+            BoundNetwork& bound);
+
 }  // namespace amdahl::graphs

@@ -16,11 +16,18 @@ void describe_convolution(Operator& op, const ConvDescription& g, bool plain) {
   op.conv_output_elements = static_cast<double>(g.n * g.k * g.p * g.q);
 }
 
-void OpGraph::depend(OpId from, OpId to, double bytes) {
+bool OpGraph::depend(OpId from, OpId to, double bytes) {
   if (from >= to || to >= size())
     throw InternalError(fmt::format("edge {} -> {} breaks program order", from, to));
-  if (boost::edge(from, to, *graph_ptr_).second) return;
+  if (boost::edge(from, to, *graph_ptr_).second) return false;
   boost::add_edge(from, to, TensorEdge{bytes}, *graph_ptr_);
+  return true;
+}
+
+double& OpGraph::edge_bytes(OpId from, OpId to) {
+  const auto [e, found] = boost::edge(from, to, *graph_ptr_);
+  if (!found) throw InternalError(fmt::format("no edge {} -> {}", from, to));
+  return (*graph_ptr_)[e].bytes;
 }
 
 std::vector<OpId> OpGraph::predecessors(OpId id) const {

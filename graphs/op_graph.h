@@ -90,8 +90,12 @@ class OpGraph {
   OpGraph& operator=(OpGraph&&) noexcept = default;
 
   OpId add(Operator op) { return boost::add_vertex(std::move(op), *graph_ptr_); }
-  // `to` consumes `bytes` produced by `from`; from < to is required (program order).
-  void depend(OpId from, OpId to, double bytes);
+  // `to` consumes `bytes` produced by `from`; from < to is required (program order). False
+  // when the edge was there already (it keeps its first bytes).
+  bool depend(OpId from, OpId to, double bytes);
+  // The bytes of the edge from -> to (InternalError when there is none).
+  double& edge_bytes(OpId from, OpId to);
+  void reserve(std::size_t ops) { graph_ptr_->m_vertices.reserve(ops); }
 
   std::size_t size() const { return boost::num_vertices(*graph_ptr_); }
   std::size_t edge_count() const { return boost::num_edges(*graph_ptr_); }

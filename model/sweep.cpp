@@ -92,7 +92,7 @@ SweepRow evaluate_point(const LowerAt& lower_at, const hw::SystemSpec& system,
                         const graphs::Bindings& sizes, const SweepOptions& options) {
   SweepRow row;
   row.sizes = sizes;
-  const graphs::LoweredNetwork net = lower_at(sizes);
+  const graphs::LoweredNetwork& net = lower_at(sizes);
   PredictOptions po = options.predict;
   const auto b = sizes.find("batch");
   if (b != sizes.end()) po.batch = b->second;
@@ -119,7 +119,7 @@ SweepRow evaluate_point(const LowerAt& lower_at, const hw::SystemSpec& system,
 
 }  // namespace
 
-std::vector<SweepRow> sweep(const LowerAt& lower_at, const hw::SystemSpec& system,
+std::vector<SweepRow> sweep(const MakeLowerAt& make_lower_at, const hw::SystemSpec& system,
                             const std::vector<graphs::Bindings>& grid,
                             const SweepOptions& options) {
   std::vector<SweepRow> rows(grid.size());
@@ -129,15 +129,20 @@ std::vector<SweepRow> sweep(const LowerAt& lower_at, const hw::SystemSpec& syste
   std::atomic<bool> failed{false};
   std::exception_ptr error;
   std::mutex error_mutex;
+  // Workers claim chunks of consecutive points, so that each sees runs of neighbouring
+  // points (a structure change re-lowers once per run, not per point).
+  const std::size_t chunk = std::max<std::size_t>(1, grid.size() / (8 * threads));
   auto work = [&] {
-    for (std::size_t i = next++; i < grid.size() && !failed; i = next++) {
-      try {
-        rows[i] = evaluate_point(lower_at, system, grid[i], options);
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        failed = true;
-      }
+    try {
+      const LowerAt lower_at = make_lower_at();
+      for (std::size_t begin = next.fetch_add(chunk); begin < grid.size() && !failed;
+           begin = next.fetch_add(chunk))
+        for (std::size_t i = begin; i < std::min(begin + chunk, grid.size()) && !failed; ++i)
+          rows[i] = evaluate_point(lower_at, system, grid[i], options);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed = true;
     }
   };
   if (threads == 1) {

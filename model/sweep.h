@@ -1,6 +1,7 @@
 #pragma once
 // Sweeps: the step predicted over a grid of symbolic sizes (batch, seq_len, image, ...),
-// each point re-bound, re-lowered, costed and simulated, the points spread over all cores.
+// each point lowered (graphs/point_lowering.h: the structure once, the numbers per point),
+// costed and simulated, the points spread over all cores.
 // At each point the same step is also predicted with every op on the host CPU, giving the
 // accelerator's speedup over the CPU as a function of problem size (the reference study's
 // "effectiveness of the GPU as a function of problem size").
@@ -50,13 +51,16 @@ struct SweepOptions {
   unsigned threads = 0;      // 0: std::thread::hardware_concurrency()
 };
 
-// Lowers the network at one point. Called concurrently from several threads: it must not
-// share mutable state.
-using LowerAt = std::function<graphs::LoweredNetwork(const graphs::Bindings&)>;
+// Lowers the network at one point; the result stays valid until its next call. Each worker
+// thread gets its own from a MakeLowerAt (called once per worker, concurrently), so a
+// LowerAt may keep state between points (graphs::PointLowering) but must not share it.
+using LowerAt = std::function<const graphs::LoweredNetwork&(const graphs::Bindings&)>;
+using MakeLowerAt = std::function<LowerAt()>;
 
 // Rows in grid order. The batch of a row is its "batch" binding, else options.predict.batch.
-// The first exception thrown at any point is rethrown.
-std::vector<SweepRow> sweep(const LowerAt& lower_at, const hw::SystemSpec& system,
+// The first exception thrown at any point is rethrown. Each worker takes consecutive runs of
+// points (a worker's points are in grid order), so a worker's LowerAt sees the grid's order.
+std::vector<SweepRow> sweep(const MakeLowerAt& make_lower_at, const hw::SystemSpec& system,
                             const std::vector<graphs::Bindings>& grid, const SweepOptions& options);
 
 }  // namespace amdahl::model

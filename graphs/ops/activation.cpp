@@ -30,9 +30,10 @@ LayerKind activation(std::string name, std::string summary, double fwd_flops, do
 
 std::vector<TensorInfo> add_infer(const Layer& layer, const std::vector<TensorInfo>& in) {
   for (const auto& t : in)
-    check(t.shape == in.front().shape, layer,
-          fmt::format("inputs must have the same shape (got {} and {})",
-                      shape_str(in.front().shape), shape_str(t.shape)));
+    check(t.shape == in.front().shape, layer, [&] {
+      return fmt::format("inputs must have the same shape (got {} and {})",
+                         shape_str(in.front().shape), shape_str(t.shape));
+    });
   return {in.front()};
 }
 

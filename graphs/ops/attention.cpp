@@ -51,21 +51,25 @@ AttentionGeometry geometry(const Layer& layer, const std::vector<TensorInfo>& in
   g.dropout = layer.get_float("dropout");
   g.e = layer.get_int("embed_dim");
   if (g.e == 0) g.e = g.eq;
-  check(k.shape[0] == g.n && v.shape[0] == g.n, layer,
-        fmt::format("batch sizes differ: query {}, key {}, value {}", shape_str(q.shape),
-                    shape_str(k.shape), shape_str(v.shape)));
-  check(v.shape[1] == g.lk, layer,
-        fmt::format("key and value lengths differ: {} and {}", shape_str(k.shape),
-                    shape_str(v.shape)));
+  check(k.shape[0] == g.n && v.shape[0] == g.n, layer, [&] {
+    return fmt::format("batch sizes differ: query {}, key {}, value {}", shape_str(q.shape),
+                       shape_str(k.shape), shape_str(v.shape));
+  });
+  check(v.shape[1] == g.lk, layer, [&] {
+    return fmt::format("key and value lengths differ: {} and {}", shape_str(k.shape),
+                       shape_str(v.shape));
+  });
   check(g.heads > 0 && g.e % g.heads == 0, layer,
-        fmt::format("heads {} must divide embed_dim {}", g.heads, g.e));
+        [&] { return fmt::format("heads {} must divide embed_dim {}", g.heads, g.e); });
   if (g.additive) {
     check(g.heads == 1, layer, "additive attention has one head");
   } else if (!g.projections) {
-    check(g.eq == g.ek && g.ev == g.eq && g.e == g.eq, layer,
-          fmt::format("without projections query, key and value widths must equal embed_dim "
-                      "(got {}, {}, {}; embed_dim {})",
-                      g.eq, g.ek, g.ev, g.e));
+    check(g.eq == g.ek && g.ev == g.eq && g.e == g.eq, layer, [&] {
+      return fmt::format(
+          "without projections query, key and value widths must equal embed_dim "
+          "(got {}, {}, {}; embed_dim {})",
+          g.eq, g.ek, g.ev, g.e);
+    });
   }
   return g;
 }

@@ -37,13 +37,15 @@ DecoderGeometry geometry(const Layer& layer, const std::vector<TensorInfo>& in) 
                     layer.get_int("num_layers"),
                     layer.get_int("attention_size")};
   if (g.a == 0) g.a = g.h;
-  check(in[1].shape[1] == g.n && in[1].shape[2] == g.h, layer,
-        fmt::format("encoder states must be [Te, N={}, H={}] (got {})", g.n, g.h,
-                    shape_str(in[1].shape)));
+  check(in[1].shape[1] == g.n && in[1].shape[2] == g.h, layer, [&] {
+    return fmt::format("encoder states must be [Te, N={}, H={}] (got {})", g.n, g.h,
+                       shape_str(in[1].shape));
+  });
   for (std::size_t i = 2; i < in.size(); ++i)
-    check(in[i].shape == Shape{g.layers, g.n, g.h}, layer,
-          fmt::format("initial state must be [L, N, H] = [{}, {}, {}] (got {})", g.layers, g.n, g.h,
-                      shape_str(in[i].shape)));
+    check(in[i].shape == Shape{g.layers, g.n, g.h}, layer, [&] {
+      return fmt::format("initial state must be [L, N, H] = [{}, {}, {}] (got {})", g.layers, g.n,
+                         g.h, shape_str(in[i].shape));
+    });
   return g;
 }
 

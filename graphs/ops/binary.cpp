@@ -41,9 +41,10 @@ std::vector<Shape> operand_shapes(const Layer& layer, const std::vector<TensorIn
 
 std::vector<TensorInfo> binary_infer(const Layer& layer, const std::vector<TensorInfo>& in) {
   const std::vector<Shape> shapes = operand_shapes(layer, in);
-  check(shapes.size() == 2, layer,
-        fmt::format("needs two operands: two inputs, or one input and constant_shape (got {})",
-                    shapes.size()));
+  check(shapes.size() == 2, layer, [&] {
+    return fmt::format("needs two operands: two inputs, or one input and constant_shape (got {})",
+                       shapes.size());
+  });
   return {TensorInfo{broadcast_shapes(layer, shapes), in.front().dtype}};
 }
 

@@ -19,11 +19,13 @@ inline Shape broadcast_shapes(const Layer& layer, const std::vector<Shape>& shap
       std::int64_t& o = out[rank - s.size() + i];
       const std::int64_t v = s[i];
       if (v == o || v == 1) continue;
-      check(o == 1, layer, fmt::format("shapes do not broadcast: {}", [&] {
-              std::string all;
-              for (const Shape& t : shapes) all += (all.empty() ? "" : " and ") + shape_str(t);
-              return all;
-            }()));
+      check(o == 1, layer, [&] {
+        return fmt::format("shapes do not broadcast: {}", [&] {
+          std::string all;
+          for (const Shape& t : shapes) all += (all.empty() ? "" : " and ") + shape_str(t);
+          return all;
+        }());
+      });
       o = v;
     }
   return out;
@@ -37,8 +39,9 @@ inline std::vector<std::size_t> normalize_axes(const Layer& layer,
   std::vector<std::size_t> out;
   for (std::int64_t a : axes) {
     const std::int64_t r = static_cast<std::int64_t>(rank);
-    check(a >= -r && a < r, layer,
-          fmt::format("axis {} is outside a rank-{} tensor's [-{}, {})", a, rank, rank, rank));
+    check(a >= -r && a < r, layer, [&] {
+      return fmt::format("axis {} is outside a rank-{} tensor's [-{}, {})", a, rank, rank, rank);
+    });
     out.push_back(static_cast<std::size_t>(a < 0 ? a + r : a));
   }
   return out;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "graphs/layer_kind.h"
@@ -41,15 +42,23 @@ inline ParamDecl choice_param(std::string name, std::vector<std::string> choices
                    std::move(def),  std::move(description), std::move(choices)};
 }
 
-// Throws a UserError located at the layer unless `ok`.
-inline void check(bool ok, const Layer& layer, const std::string& what) {
-  if (!ok) throw UserError(fmt::format("{}: {}", layer.error_prefix(), what));
+// Throws a UserError located at the layer unless `ok`. `what` is the message, or a callable
+// returning it, called only on failure (rules run once per op per sweep point, and most
+// checks pass).
+template <typename Message>
+void check(bool ok, const Layer& layer, Message&& what) {
+  if (ok) return;
+  if constexpr (std::is_invocable_v<Message>)
+    throw UserError(fmt::format("{}: {}", layer.error_prefix(), what()));
+  else
+    throw UserError(fmt::format("{}: {}", layer.error_prefix(), what));
 }
 
 inline void expect_rank(const Layer& layer, const TensorInfo& t, std::size_t rank,
                         const char* layout) {
-  check(t.shape.size() == rank, layer,
-        fmt::format("expects a rank-{} input {} (got {})", rank, layout, shape_str(t.shape)));
+  check(t.shape.size() == rank, layer, [&] {
+    return fmt::format("expects a rank-{} input {} (got {})", rank, layout, shape_str(t.shape));
+  });
 }
 
 inline double d(std::int64_t v) { return static_cast<double>(v); }

@@ -37,9 +37,10 @@ WindowGeometry read_window(const Layer& layer, const TensorInfo& x) {
   g.w = x.shape[3];
   g.k = layer.get_int("out_channels");
   g.groups = layer.get_int("groups");
-  check(
-      g.groups > 0 && g.c % g.groups == 0 && g.k % g.groups == 0, layer,
-      fmt::format("groups {} must divide in channels {} and out_channels {}", g.groups, g.c, g.k));
+  check(g.groups > 0 && g.c % g.groups == 0 && g.k % g.groups == 0, layer, [&] {
+    return fmt::format("groups {} must divide in channels {} and out_channels {}", g.groups, g.c,
+                       g.k);
+  });
   const auto kernel = layer.get_ints("kernel", 2);
   const auto stride = layer.get_ints("stride", 2);
   g.r = kernel[0];
@@ -87,9 +88,10 @@ std::int64_t out_dim(const Layer& layer, std::int64_t in, std::int64_t kernel, s
   if (mode == "same") return (in + stride - 1) / stride;
   const std::int64_t effective = dilation * (kernel - 1) + 1;
   const std::int64_t padded = in + (mode == "valid" ? 0 : 2 * pad);
-  check(padded >= effective, layer,
-        fmt::format("kernel {} (dilated {}) is larger than the padded input {}", kernel, effective,
-                    padded));
+  check(padded >= effective, layer, [&] {
+    return fmt::format("kernel {} (dilated {}) is larger than the padded input {}", kernel,
+                       effective, padded);
+  });
   return (padded - effective) / stride + 1;
 }
 
@@ -155,14 +157,16 @@ struct ConvTransposeGeometry : WindowGeometry {
 std::int64_t transposed_out_dim(const Layer& layer, std::int64_t in, std::int64_t kernel,
                                 std::int64_t stride, std::int64_t dilation, std::int64_t pad,
                                 std::int64_t output_padding) {
-  check(output_padding < std::max(stride, dilation), layer,
-        fmt::format("output_padding {} must be smaller than the stride {} or the dilation {}",
-                    output_padding, stride, dilation));
+  check(output_padding < std::max(stride, dilation), layer, [&] {
+    return fmt::format("output_padding {} must be smaller than the stride {} or the dilation {}",
+                       output_padding, stride, dilation);
+  });
   const std::int64_t out =
       (in - 1) * stride - 2 * pad + dilation * (kernel - 1) + output_padding + 1;
-  check(out > 0, layer,
-        fmt::format("padding {} leaves no output (input {}, kernel {}, stride {})", pad, in, kernel,
-                    stride));
+  check(out > 0, layer, [&] {
+    return fmt::format("padding {} leaves no output (input {}, kernel {}, stride {})", pad, in,
+                       kernel, stride);
+  });
   return out;
 }
 

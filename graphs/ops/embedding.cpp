@@ -21,9 +21,10 @@ bool is_integer(DType t) {
 }
 
 std::vector<TensorInfo> infer(const Layer& layer, const std::vector<TensorInfo>& in) {
-  check(is_integer(in.front().dtype), layer,
-        fmt::format("expects integer ids (got {} {})", dtype_name(in.front().dtype),
-                    shape_str(in.front().shape)));
+  check(is_integer(in.front().dtype), layer, [&] {
+    return fmt::format("expects integer ids (got {} {})", dtype_name(in.front().dtype),
+                       shape_str(in.front().shape));
+  });
   Shape s = in.front().shape;
   s.push_back(layer.get_int("embedding_dim"));
   return {TensorInfo{s, parse_dtype(layer.get_string("dtype")).value_or(DType::kF32)}};
@@ -32,10 +33,12 @@ std::vector<TensorInfo> infer(const Layer& layer, const std::vector<TensorInfo>&
 std::vector<TensorInfo> position_encoding_infer(const Layer& layer,
                                                 const std::vector<TensorInfo>& in) {
   const Shape& s = in.front().shape;
-  check(s.size() >= 2, layer, fmt::format("expects [..., S, E] (got {})", shape_str(s)));
+  check(s.size() >= 2, layer,
+        [&] { return fmt::format("expects [..., S, E] (got {})", shape_str(s)); });
   if (layer.get_bool("temporal"))
-    check(s.size() == 4, layer,
-          fmt::format("temporal encoding expects memories [N, M, S, E] (got {})", shape_str(s)));
+    check(s.size() == 4, layer, [&] {
+      return fmt::format("temporal encoding expects memories [N, M, S, E] (got {})", shape_str(s));
+    });
   Shape out(s.begin(), s.end() - 2);
   out.push_back(s.back());
   return {TensorInfo{out, in.front().dtype}};

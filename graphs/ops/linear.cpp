@@ -24,9 +24,10 @@ LinearGeometry linear_geometry(const Layer& layer, const TensorInfo& x) {
 std::vector<TensorInfo> linear_infer(const Layer& layer, const std::vector<TensorInfo>& in) {
   const LinearGeometry g = linear_geometry(layer, in.front());
   if (layer.has("in_features"))
-    check(layer.get_int("in_features") == g.in, layer,
-          fmt::format("in_features {} does not match the input's last dim {} (input {})",
-                      layer.get_int("in_features"), g.in, shape_str(in.front().shape)));
+    check(layer.get_int("in_features") == g.in, layer, [&] {
+      return fmt::format("in_features {} does not match the input's last dim {} (input {})",
+                         layer.get_int("in_features"), g.in, shape_str(in.front().shape));
+    });
   Shape s = in.front().shape;
   s.back() = g.out;
   return {TensorInfo{s, in.front().dtype}};
@@ -79,9 +80,10 @@ struct MatmulGeometry {
 };
 
 MatmulGeometry matmul_geometry(const Layer& layer, const TensorInfo& a, const TensorInfo& b) {
-  check(a.shape.size() >= 2 && b.shape.size() >= 2, layer,
-        fmt::format("expects inputs of rank >= 2 (got {} and {})", shape_str(a.shape),
-                    shape_str(b.shape)));
+  check(a.shape.size() >= 2 && b.shape.size() >= 2, layer, [&] {
+    return fmt::format("expects inputs of rank >= 2 (got {} and {})", shape_str(a.shape),
+                       shape_str(b.shape));
+  });
   const bool ta = layer.get_bool("transpose_a");
   const bool tb = layer.get_bool("transpose_b");
   const std::size_t ra = a.shape.size(), rb = b.shape.size();
@@ -89,9 +91,10 @@ MatmulGeometry matmul_geometry(const Layer& layer, const TensorInfo& a, const Te
   const std::int64_t ka = ta ? a.shape[ra - 2] : a.shape[ra - 1];
   const std::int64_t kb = tb ? b.shape[rb - 1] : b.shape[rb - 2];
   const std::int64_t n = tb ? b.shape[rb - 2] : b.shape[rb - 1];
-  check(ka == kb, layer,
-        fmt::format("inner dims differ: {} x {} (inputs {} and {})", ka, kb, shape_str(a.shape),
-                    shape_str(b.shape)));
+  check(ka == kb, layer, [&] {
+    return fmt::format("inner dims differ: {} x {} (inputs {} and {})", ka, kb, shape_str(a.shape),
+                       shape_str(b.shape));
+  });
   // Broadcast the batch dims (numpy rules).
   const std::size_t batch_rank = std::max(ra, rb) - 2;
   Shape out(batch_rank);
@@ -99,9 +102,10 @@ MatmulGeometry matmul_geometry(const Layer& layer, const TensorInfo& a, const Te
   for (std::size_t i = 0; i < batch_rank; ++i) {
     const std::int64_t da = i + ra >= batch_rank + 2 ? a.shape[i + ra - batch_rank - 2] : 1;
     const std::int64_t db = i + rb >= batch_rank + 2 ? b.shape[i + rb - batch_rank - 2] : 1;
-    check(da == db || da == 1 || db == 1, layer,
-          fmt::format("batch dims do not broadcast: {} and {}", shape_str(a.shape),
-                      shape_str(b.shape)));
+    check(da == db || da == 1 || db == 1, layer, [&] {
+      return fmt::format("batch dims do not broadcast: {} and {}", shape_str(a.shape),
+                         shape_str(b.shape));
+    });
     out[i] = std::max(da, db);
     batch *= out[i];
   }

@@ -30,11 +30,13 @@ using namespace ops;
 std::vector<TensorInfo> infer(const Layer& layer, const std::vector<TensorInfo>& in) {
   const TensorInfo& logits = in[0];
   const TensorInfo& labels = in[1];
-  check(logits.shape.size() >= 2, layer,
-        fmt::format("expects logits [N, classes] (got {})", shape_str(logits.shape)));
-  check(labels.elements() * logits.shape.back() == logits.elements(), layer,
-        fmt::format("labels {} do not match logits {}", shape_str(labels.shape),
-                    shape_str(logits.shape)));
+  check(logits.shape.size() >= 2, layer, [&] {
+    return fmt::format("expects logits [N, classes] (got {})", shape_str(logits.shape));
+  });
+  check(labels.elements() * logits.shape.back() == logits.elements(), layer, [&] {
+    return fmt::format("labels {} do not match logits {}", shape_str(labels.shape),
+                       shape_str(logits.shape));
+  });
   return {TensorInfo{{}, DType::kF32}};
 }
 
@@ -43,9 +45,10 @@ std::vector<TensorInfo> scalar_loss(const Layer&, const std::vector<TensorInfo>&
 }
 
 std::vector<TensorInfo> same_shape_loss(const Layer& layer, const std::vector<TensorInfo>& in) {
-  check(in[0].shape == in[1].shape, layer,
-        fmt::format("inputs must have the same shape (got {} and {})", shape_str(in[0].shape),
-                    shape_str(in[1].shape)));
+  check(in[0].shape == in[1].shape, layer, [&] {
+    return fmt::format("inputs must have the same shape (got {} and {})", shape_str(in[0].shape),
+                       shape_str(in[1].shape));
+  });
   return scalar_loss(layer, in);
 }
 
@@ -70,9 +73,10 @@ CtcGeometry ctc_geometry(const Layer& layer, const std::vector<TensorInfo>& in) 
   expect_rank(layer, in[0], 3, "[T, N, C]");
   expect_rank(layer, in[1], 2, "[N, S]");
   CtcGeometry g{in[0].shape[0], in[0].shape[1], in[0].shape[2], in[1].shape[1], 0};
-  check(in[1].shape[0] == g.n, layer,
-        fmt::format("labels {} and logits {} disagree on the batch", shape_str(in[1].shape),
-                    shape_str(in[0].shape)));
+  check(in[1].shape[0] == g.n, layer, [&] {
+    return fmt::format("labels {} and logits {} disagree on the batch", shape_str(in[1].shape),
+                       shape_str(in[0].shape));
+  });
   g.frames = layer.get_int("frames");
   if (g.frames == 0 || g.frames > g.t) g.frames = g.t;
   return g;
@@ -86,9 +90,10 @@ SampledGeometry sampled_geometry(const Layer& layer, const std::vector<TensorInf
   check(!in[0].shape.empty(), layer, "expects hidden states [..., H]");
   const std::int64_t h = in[0].shape.back();
   const std::int64_t m = in[0].elements() / std::max<std::int64_t>(h, 1);
-  check(in[1].elements() == m, layer,
-        fmt::format("labels {} need one class per row of {}", shape_str(in[1].shape),
-                    shape_str(in[0].shape)));
+  check(in[1].elements() == m, layer, [&] {
+    return fmt::format("labels {} need one class per row of {}", shape_str(in[1].shape),
+                       shape_str(in[0].shape));
+  });
   return {m, h, layer.get_int("num_classes"), layer.get_int("num_sampled")};
 }
 
@@ -193,9 +198,10 @@ void register_loss_ops(LayerRegistry& r) {
       .infer =
           [](const Layer& layer, const std::vector<TensorInfo>& in) {
             expect_rank(layer, in[0], 2, "[N, A]");
-            check(in[1].elements() == in[0].shape[0], layer,
-                  fmt::format("target {} needs one value per row of {}", shape_str(in[1].shape),
-                              shape_str(in[0].shape)));
+            check(in[1].elements() == in[0].shape[0], layer, [&] {
+              return fmt::format("target {} needs one value per row of {}", shape_str(in[1].shape),
+                                 shape_str(in[0].shape));
+            });
             return scalar_loss(layer, in);
           },
       .forward =

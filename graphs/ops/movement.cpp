@@ -85,14 +85,15 @@ std::vector<TensorInfo> split_infer(const Layer& layer, const std::vector<Tensor
   std::int64_t total = 0;
   std::vector<TensorInfo> out;
   for (std::int64_t n : sizes) {
-    check(n >= 0, layer, fmt::format("a negative split size {}", n));
+    check(n >= 0, layer, [&] { return fmt::format("a negative split size {}", n); });
     Shape part = s;
     part[axis] = n;
     out.push_back(with_shape(in.front(), part));
     total += n;
   }
-  check(total == s[axis], layer,
-        fmt::format("split sizes add up to {}, the input's dim {} is {}", total, axis, s[axis]));
+  check(total == s[axis], layer, [&] {
+    return fmt::format("split sizes add up to {}, the input's dim {} is {}", total, axis, s[axis]);
+  });
   return out;
 }
 
@@ -114,12 +115,13 @@ std::vector<TensorInfo> expand_infer(const Layer& layer, const std::vector<Tenso
 std::vector<TensorInfo> pad_infer(const Layer& layer, const std::vector<TensorInfo>& in) {
   Shape out = in.front().shape;
   const auto pads = layer.get_int_list("pads");
-  check(
-      pads.size() == 2 * out.size(), layer,
-      fmt::format("pads needs 2 x {} entries (begins then ends; got {})", out.size(), pads.size()));
+  check(pads.size() == 2 * out.size(), layer, [&] {
+    return fmt::format("pads needs 2 x {} entries (begins then ends; got {})", out.size(),
+                       pads.size());
+  });
   for (std::size_t i = 0; i < out.size(); ++i) {
     out[i] += pads[i] + pads[i + out.size()];
-    check(out[i] >= 0, layer, fmt::format("pads remove more than dim {} holds", i));
+    check(out[i] >= 0, layer, [&] { return fmt::format("pads remove more than dim {} holds", i); });
   }
   return {with_shape(in.front(), out)};
 }
@@ -127,8 +129,9 @@ std::vector<TensorInfo> pad_infer(const Layer& layer, const std::vector<TensorIn
 std::vector<TensorInfo> tile_infer(const Layer& layer, const std::vector<TensorInfo>& in) {
   Shape out = in.front().shape;
   const auto repeats = layer.get_int_list("repeats");
-  check(repeats.size() == out.size(), layer,
-        fmt::format("repeats needs {} entries (got {})", out.size(), repeats.size()));
+  check(repeats.size() == out.size(), layer, [&] {
+    return fmt::format("repeats needs {} entries (got {})", out.size(), repeats.size());
+  });
   for (std::size_t i = 0; i < out.size(); ++i) out[i] *= repeats[i];
   return {with_shape(in.front(), out)};
 }

@@ -56,8 +56,9 @@ void instance_norm_forward(ForwardContext& ctx) {
 std::int64_t normalized_elements(const Layer& layer, const TensorInfo& x) {
   const auto rank = static_cast<std::int64_t>(x.shape.size());
   std::int64_t axis = layer.get_int("axis");
-  check(rank > 0 && axis >= -rank && axis < rank, layer,
-        fmt::format("axis {} is outside the input's {} dims {}", axis, rank, shape_str(x.shape)));
+  check(rank > 0 && axis >= -rank && axis < rank, layer, [&] {
+    return fmt::format("axis {} is outside the input's {} dims {}", axis, rank, shape_str(x.shape));
+  });
   if (axis < 0) axis += rank;
   std::int64_t n = 1;
   for (std::int64_t i = axis; i < rank; ++i) n *= x.shape[static_cast<std::size_t>(i)];
@@ -90,8 +91,9 @@ void register_norm_ops(LayerRegistry& r) {
       .params = {float_param("eps", "variance epsilon", "1e-5")},
       .infer =
           [](const Layer& layer, const std::vector<TensorInfo>& in) {
-            check(in.front().shape.size() >= 2, layer,
-                  fmt::format("expects [N, C, ...] (got {})", shape_str(in.front().shape)));
+            check(in.front().shape.size() >= 2, layer, [&] {
+              return fmt::format("expects [N, C, ...] (got {})", shape_str(in.front().shape));
+            });
             return same_as_input(layer, in);
           },
       .weights = batchnorm_weights,
@@ -105,8 +107,9 @@ void register_norm_ops(LayerRegistry& r) {
       .params = {float_param("eps", "variance epsilon", "1e-5")},
       .infer =
           [](const Layer& layer, const std::vector<TensorInfo>& in) {
-            check(in.front().shape.size() >= 3, layer,
-                  fmt::format("expects [N, C, D1, ...] (got {})", shape_str(in.front().shape)));
+            check(in.front().shape.size() >= 3, layer, [&] {
+              return fmt::format("expects [N, C, D1, ...] (got {})", shape_str(in.front().shape));
+            });
             return same_as_input(layer, in);
           },
       .weights = batchnorm_weights,

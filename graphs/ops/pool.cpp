@@ -32,7 +32,7 @@ PoolGeometry geometry(const Layer& layer, const TensorInfo& x) {
     if (mode == "same") return (in + st - 1) / st;
     const std::int64_t padded = in + (mode == "valid" ? 0 : 2 * pd);
     check(padded >= k, layer,
-          fmt::format("window {} is larger than the padded input {}", k, padded));
+          [&] { return fmt::format("window {} is larger than the padded input {}", k, padded); });
     return (padded - k + (ceil_mode ? st - 1 : 0)) / st + 1;
   };
   g.p = out(g.h, g.r, stride[0], pad[0]);

@@ -95,12 +95,13 @@ RnnGeometry geometry(Cell cell, const Layer& layer, const std::vector<TensorInfo
   g.bias_vectors = layer.get_int("bias_vectors");
   check(g.hidden > 0 && g.layers > 0, layer, "hidden_size and num_layers must be positive");
   check(g.bias_vectors >= 0 && g.bias_vectors <= 2, layer,
-        fmt::format("bias_vectors must be 0, 1 or 2 (got {})", g.bias_vectors));
+        [&] { return fmt::format("bias_vectors must be 0, 1 or 2 (got {})", g.bias_vectors); });
   const Shape state{g.layers * g.directions, g.n, g.hidden};
   for (std::size_t i = 1; i < in.size(); ++i)
-    check(in[i].shape == state, layer,
-          fmt::format("initial state {} must be [layers*directions, N, H] = {} (got {})", i,
-                      shape_str(state), shape_str(in[i].shape)));
+    check(in[i].shape == state, layer, [&] {
+      return fmt::format("initial state {} must be [layers*directions, N, H] = {} (got {})", i,
+                         shape_str(state), shape_str(in[i].shape));
+    });
   return g;
 }
 

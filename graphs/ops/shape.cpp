@@ -11,7 +11,8 @@ using namespace ops;
 
 std::int64_t normalize_axis(const Layer& layer, std::int64_t axis, std::size_t rank) {
   const auto r = static_cast<std::int64_t>(rank);
-  check(axis >= -r && axis < r, layer, fmt::format("axis {} is outside {} dims", axis, r));
+  check(axis >= -r && axis < r, layer,
+        [&] { return fmt::format("axis {} is outside {} dims", axis, r); });
   return axis < 0 ? axis + r : axis;
 }
 
@@ -24,9 +25,10 @@ std::vector<TensorInfo> concat_infer(const Layer& layer, const std::vector<Tenso
   for (const auto& t : in) {
     bool ok = t.shape.size() == first.size();
     for (std::size_t i = 0; ok && i < first.size(); ++i) ok = i == axis || t.shape[i] == first[i];
-    check(ok, layer,
-          fmt::format("inputs must match except along axis {} (got {} and {})", axis,
-                      shape_str(first), shape_str(t.shape)));
+    check(ok, layer, [&] {
+      return fmt::format("inputs must match except along axis {} (got {} and {})", axis,
+                         shape_str(first), shape_str(t.shape));
+    });
     out[axis] += t.shape[axis];
   }
   return {TensorInfo{out, in.front().dtype}};
@@ -40,41 +42,46 @@ std::vector<TensorInfo> reshape_infer(const Layer& layer, const std::vector<Tens
   int inferred = -1;
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i] == 0) {
-      check(i < s.size(), layer,
-            fmt::format("shape[{}] = 0 copies a dim the input {} lacks", i, shape_str(s)));
+      check(i < s.size(), layer, [&] {
+        return fmt::format("shape[{}] = 0 copies a dim the input {} lacks", i, shape_str(s));
+      });
       out[i] = s[i];
     }
     if (out[i] == -1) {
       check(inferred < 0, layer, "shape has more than one -1");
       inferred = static_cast<int>(i);
     } else {
-      check(out[i] > 0, layer, fmt::format("shape[{}] = {} is not a size", i, out[i]));
+      check(out[i] > 0, layer,
+            [&] { return fmt::format("shape[{}] = {} is not a size", i, out[i]); });
       known *= out[i];
     }
   }
   const std::int64_t n = in.front().elements();
   if (inferred >= 0) {
-    check(known > 0 && n % known == 0, layer,
-          fmt::format("cannot infer -1: {} elements of {} are not a multiple of {}", n,
-                      shape_str(s), known));
+    check(known > 0 && n % known == 0, layer, [&] {
+      return fmt::format("cannot infer -1: {} elements of {} are not a multiple of {}", n,
+                         shape_str(s), known);
+    });
     out[static_cast<std::size_t>(inferred)] = n / known;
   }
-  check(elements(out) == n, layer,
-        fmt::format("cannot reshape {} ({} elements) to {}", shape_str(s), n, shape_str(out)));
+  check(elements(out) == n, layer, [&] {
+    return fmt::format("cannot reshape {} ({} elements) to {}", shape_str(s), n, shape_str(out));
+  });
   return {TensorInfo{out, in.front().dtype}};
 }
 
 std::vector<TensorInfo> transpose_infer(const Layer& layer, const std::vector<TensorInfo>& in) {
   const Shape& s = in.front().shape;
   const auto perm = layer.get_int_list("perm");
-  check(perm.size() == s.size(), layer,
-        fmt::format("perm has {} entries for an input of {} dims {}", perm.size(), s.size(),
-                    shape_str(s)));
+  check(perm.size() == s.size(), layer, [&] {
+    return fmt::format("perm has {} entries for an input of {} dims {}", perm.size(), s.size(),
+                       shape_str(s));
+  });
   Shape out(s.size());
   std::vector<bool> seen(s.size(), false);
   for (std::size_t i = 0; i < perm.size(); ++i) {
     const auto p = static_cast<std::size_t>(normalize_axis(layer, perm[i], s.size()));
-    check(!seen[p], layer, fmt::format("perm repeats dim {}", p));
+    check(!seen[p], layer, [&] { return fmt::format("perm repeats dim {}", p); });
     seen[p] = true;
     out[i] = s[p];
   }
@@ -108,8 +115,9 @@ void register_shape_ops(LayerRegistry& r) {
           [](const Layer& layer, const std::vector<TensorInfo>& in) {
             const Shape& s = in.front().shape;
             const std::int64_t start = layer.get_int("start");
-            check(start >= 0 && static_cast<std::size_t>(start) < s.size(), layer,
-                  fmt::format("start {} is outside the input's {} dims", start, s.size()));
+            check(start >= 0 && static_cast<std::size_t>(start) < s.size(), layer, [&] {
+              return fmt::format("start {} is outside the input's {} dims", start, s.size());
+            });
             Shape out(s.begin(), s.begin() + start);
             std::int64_t tail = 1;
             for (std::size_t i = static_cast<std::size_t>(start); i < s.size(); ++i) tail *= s[i];

@@ -11,9 +11,10 @@ using namespace ops;
 std::vector<TensorInfo> infer(const Layer& layer, const std::vector<TensorInfo>& in) {
   const auto rank = static_cast<std::int64_t>(in.front().shape.size());
   const std::int64_t axis = layer.get_int("axis");
-  check(rank > 0 && axis >= -rank && axis < rank, layer,
-        fmt::format("axis {} is outside the input's {} dims {}", axis, rank,
-                    shape_str(in.front().shape)));
+  check(rank > 0 && axis >= -rank && axis < rank, layer, [&] {
+    return fmt::format("axis {} is outside the input's {} dims {}", axis, rank,
+                       shape_str(in.front().shape));
+  });
   return {in.front()};
 }
 

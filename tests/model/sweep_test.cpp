@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "graphs/point_lowering.h"
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
 #include "util/error.h"
@@ -33,14 +34,20 @@ TEST_CASE("sweep_grid: cartesian product, last axis fastest", "[model][sweep]") 
 
 TEST_CASE("sweep: rows match single predictions, in order, on several threads", "[model][sweep]") {
   const hw::SystemSpec system = hw::load_system("minsky");
-  const graphs::Network net = graphs::load_zoo_network("alexnet");
-  const LowerAt lower_at = [&](const graphs::Bindings& b) {
-    return graphs::lower(graphs::bind_sizes(net, b), graphs::LoweringOptions{});
+  const auto net = std::make_shared<const graphs::Network>(graphs::load_zoo_network("alexnet"));
+  const auto lower_at = [&](const graphs::Bindings& b) {
+    return graphs::lower(graphs::bind_sizes(*net, b), graphs::LoweringOptions{});
+  };
+  const MakeLowerAt per_worker = [&]() -> LowerAt {
+    auto points = std::make_shared<graphs::PointLowering>(net, graphs::LoweringOptions{});
+    return [points](const graphs::Bindings& b) -> const graphs::LoweredNetwork& {
+      return points->at(b);
+    };
   };
   const auto grid = sweep_grid({parse_vary("batch=1,8,64,256")}, {});
   SweepOptions o;
   o.threads = 3;
-  const auto rows = sweep(lower_at, system, grid, o);
+  const auto rows = sweep(per_worker, system, grid, o);
   REQUIRE(rows.size() == 4);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     PredictOptions po;
@@ -63,8 +70,10 @@ TEST_CASE("sweep: rows match single predictions, in order, on several threads", 
 
 TEST_CASE("sweep rethrows the first error", "[model][sweep]") {
   const hw::SystemSpec system = hw::load_system("minsky");
-  const LowerAt failing = [](const graphs::Bindings&) -> graphs::LoweredNetwork {
-    throw UserError("no such size");
+  const MakeLowerAt failing = [] {
+    return [](const graphs::Bindings&) -> const graphs::LoweredNetwork& {
+      throw UserError("no such size");
+    };
   };
   CHECK_THROWS_WITH(sweep(failing, system, {{{"batch", 1}}, {{"batch", 2}}}, SweepOptions{}),
                     "no such size");
