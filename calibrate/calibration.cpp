@@ -224,23 +224,31 @@ bool planned(const std::vector<ClassPlan>& plan, const std::string& key) {
 }
 
 // The entry a row is fitted into: its phase entry (conv_bwd_data, ...) when the plan has one,
-// else its class, with the suffix of a tensor-core precision ("gemm.fp16",
-// model/efficiency.h); empty for a row of a class the plan does not fit.
+// else its class, at the op's tensor-core precision ("gemm.fp16", model/efficiency.h); empty
+// for a row of a class the plan does not fit.
 std::string entry_key(const Measurement& m, const std::vector<ClassPlan>& plan) {
   if (!planned(plan, m.op_class)) return {};
   const graphs::Operator op = to_operator(m);
-  const std::string phase_key = model::phase_efficiency_key(op);
-  return (planned(plan, phase_key) ? phase_key : m.op_class) + model::precision_suffix(op);
+  hw::EfficiencyKey key = model::phase_efficiency_key(op);
+  if (!planned(plan, key.name())) key = hw::entry(m.op_class);
+  key.precision = model::entry_precision(op);
+  return key.name();
 }
 
 // Every entry the plan fits, in plan order, each followed by its precision variants.
 std::vector<std::pair<const ClassPlan*, std::string>> plan_entries(
     const std::vector<ClassPlan>& plan) {
-  std::vector<std::string> suffixes{""};
-  for (Precision p : tensor_core_precisions()) suffixes.push_back(precision_suffix(p));
   std::vector<std::pair<const ClassPlan*, std::string>> out;
-  for (const auto& p : plan)
-    for (const std::string& suffix : suffixes) out.push_back({&p, p.op_class + suffix});
+  for (const auto& p : plan) {
+    out.push_back({&p, p.op_class});
+    const hw::EfficiencyKey key = hw::entry(p.op_class);
+    if (!key.op_class || !is_matrix_class(*key.op_class)) continue;
+    for (Precision precision : tensor_core_precisions()) {
+      hw::EfficiencyKey at = key;
+      at.precision = precision;
+      out.push_back({&p, at.name()});
+    }
+  }
   return out;
 }
 
@@ -284,7 +292,7 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
     // by the `conv` entry fitted before it.
     const FitOptions& options = select_structure(*p, train_rows[key], result.device, key);
     ClassFit fit = fit_class(key, p->form, train, held_out, result.device, options);
-    result.device.efficiency[key] = fit.params;
+    result.device.efficiency[hw::entry(key)] = fit.params;
     result.fits.push_back(std::move(fit));
   }
   return result;

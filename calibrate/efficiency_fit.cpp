@@ -80,7 +80,7 @@ double from_coordinate(Param p, double u, double bound) {
 }
 
 struct Problem {
-  std::string op_class;
+  hw::EfficiencyKey entry;
   std::vector<Param> params;
   std::vector<const Sample*> samples;
   std::vector<hw::DeviceSpec> devices;  // per sample (thread variants), efficiency updated
@@ -116,7 +116,7 @@ struct Residuals {
     const std::size_t n = problem->samples.size();
     for (std::size_t i = 0; i < n; ++i) {
       hw::DeviceSpec& d = problem->devices[i];
-      d.efficiency[problem->op_class] = e;
+      d.efficiency[problem->entry] = e;
       const double predicted = sample_time(*problem->samples[i], d);
       r[static_cast<Eigen::Index>(i)] = std::log(predicted / problem->samples[i]->time_s);
     }
@@ -253,7 +253,7 @@ Setup setup_fit(ModelForm form, const std::vector<Sample>& train, const hw::Devi
   Setup setup;
   hw::ClassEfficiency& start = setup.start;
   std::vector<Param>& params = setup.params;
-  start.compute = base.efficiency_for("default").compute;
+  start.compute = base.default_efficiency().compute;
   if (form == ModelForm::kGemmLike) {
     start.gemm.narrow_max = options.narrow_max;
     start.cpu.gemm_pointwise_below_batch = options.gemm_pointwise_below_batch;
@@ -332,7 +332,7 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
                    const std::vector<Sample>& held_out, const hw::DeviceSpec& base,
                    const FitOptions& options) {
   Problem problem;
-  problem.op_class = op_class;
+  problem.entry = hw::entry(op_class);
   const Setup setup = setup_fit(form, train, base, options);
   const hw::ClassEfficiency& start = setup.start;
   problem.params = setup.params;
@@ -343,9 +343,9 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
         "{})",
         op_class, problem.params.size() + 1, problem.params.size(), train.size()));
   for (const auto& s : train) {
-    const std::string suffix = model::precision_suffix(s.op);
-    if (std::string(graphs::op_class_name(s.op.op_class)) + suffix != op_class &&
-        model::phase_efficiency_key(s.op) + suffix != op_class)
+    hw::EfficiencyKey phase = model::phase_efficiency_key(s.op), cls{s.op.op_class};
+    phase.precision = cls.precision = model::entry_precision(s.op);
+    if (problem.entry != cls && problem.entry != phase)
       throw InternalError(fmt::format("sample {} of class {} given to the '{}' fit", s.label,
                                       graphs::op_class_name(s.op.op_class), op_class));
     problem.samples.push_back(&s);
@@ -412,7 +412,7 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   best.form = form;
   best.evaluations = evaluations;
   hw::DeviceSpec fitted = base;
-  fitted.efficiency[op_class] = best.params;
+  fitted.efficiency[problem.entry] = best.params;
   best.train = prediction_errors(train, fitted);
   best.held_out = prediction_errors(held_out, fitted);
   for (const auto* set : {&train, &held_out})

@@ -66,11 +66,6 @@ std::string output_name(const std::string& layer, std::size_t i) {
   return i == 0 ? layer : layer + ":" + std::to_string(i);
 }
 
-bool gemm_like(OpClass c) {
-  return c == OpClass::kGemm || c == OpClass::kConv || c == OpClass::kRnn ||
-         c == OpClass::kAttention;
-}
-
 bool is_float(DType t) {
   return t == DType::kF32 || t == DType::kF16 || t == DType::kBf16 || t == DType::kF64;
 }
@@ -81,7 +76,7 @@ bool is_half(DType t) { return t == DType::kF16 || t == DType::kBf16; }
 enum class Autocast { kHalf, kFp32, kFollow };
 
 Autocast autocast_of(const LayerKind& kind) {
-  if (gemm_like(kind.op_class)) return Autocast::kHalf;
+  if (is_matrix_class(kind.op_class)) return Autocast::kHalf;
   if (kind.is_loss || kind.op_class == OpClass::kNormalization ||
       kind.op_class == OpClass::kReduction || kind.op_class == OpClass::kSoftmax)
     return Autocast::kFp32;
@@ -261,10 +256,11 @@ class Lowerer {
       case Precision::kFp32:
         return Precision::kFp32;
       case Precision::kTf32:
-        return gemm_like(op.op_class) ? Precision::kTf32 : Precision::kFp32;
+        return is_matrix_class(op.op_class) ? Precision::kTf32 : Precision::kFp32;
       case Precision::kFp16:
       case Precision::kBf16:
-        return gemm_like(op.op_class) && is_half(op.dtype) ? options_.precision : Precision::kFp32;
+        return is_matrix_class(op.op_class) && is_half(op.dtype) ? options_.precision
+                                                                 : Precision::kFp32;
       default:
         return options_.precision;
     }

@@ -8,11 +8,6 @@
 namespace amdahl::graphs {
 namespace {
 constexpr double kF32 = 4;
-
-bool gemm_like(OpClass c) {
-  return c == OpClass::kConv || c == OpClass::kGemm || c == OpClass::kRnn ||
-         c == OpClass::kAttention;
-}
 }  // namespace
 
 MemoryFootprint memory_footprint(const LoweredNetwork& net) {
@@ -43,7 +38,8 @@ MemoryFootprint memory_footprint(const LoweredNetwork& net) {
         live += static_cast<double>(elements(s)) * dtype_bytes(op.dtype);
       m.activations_bytes = std::max(m.activations_bytes, live);
     }
-    if (gemm_like(op.op_class)) m.workspace_bytes = std::max(m.workspace_bytes, op.bytes_written);
+    if (is_matrix_class(op.op_class))
+      m.workspace_bytes = std::max(m.workspace_bytes, op.bytes_written);
   }
   m.peak_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_state_bytes +
                  m.activations_bytes + m.workspace_bytes;

@@ -1,38 +1,19 @@
 #pragma once
-// Operator classes and phases (docs/architecture.md "Concepts").
+// The operator classes and phases of the op graph: the shared vocabulary of util/op_class.h,
+// named in this namespace too.
 
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
+#include "util/op_class.h"
 
 namespace amdahl::graphs {
 
-enum class OpClass {
-  kGemm,
-  kConv,
-  kRnn,
-  kAttention,
-  kElementwise,
-  kNormalization,
-  kReduction,
-  kSoftmax,
-  kEmbedding,
-  kPooling,
-  kDataMovement,
-  kTransfer,
-  kOptimizer,
-  kHost,
-};
-inline constexpr int kOpClassCount = 14;
-
-enum class Phase { kForward, kBackwardData, kBackwardWeight, kUpdate, kHost };
-inline constexpr int kPhaseCount = 5;
-
-// Names as used in files, tables and JSON: "gemm", "data_movement", "backward_data", ...
-std::string_view op_class_name(OpClass c);
-std::string_view phase_name(Phase p);
-std::optional<OpClass> parse_op_class(std::string_view name);
-std::vector<std::string> op_class_names();
+using amdahl::is_matrix_class;
+using amdahl::kOpClassCount;
+using amdahl::kPhaseCount;
+using amdahl::op_class_name;
+using amdahl::op_class_names;
+using amdahl::OpClass;
+using amdahl::parse_op_class;
+using amdahl::Phase;
+using amdahl::phase_name;
 
 }  // namespace amdahl::graphs

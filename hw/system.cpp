@@ -39,9 +39,13 @@ std::optional<PeakRate> DeviceSpec::peak_for(Precision p) const {
   return std::nullopt;
 }
 
-const ClassEfficiency& DeviceSpec::efficiency_for(const std::string& op_class) const {
-  if (auto it = efficiency.find(op_class); it != efficiency.end()) return it->second;
-  return efficiency.at("default");
+const ClassEfficiency& DeviceSpec::efficiency_for(OpClass op_class) const {
+  if (auto it = efficiency.find({op_class}); it != efficiency.end()) return it->second;
+  return default_efficiency();
+}
+
+const ClassEfficiency& DeviceSpec::default_efficiency() const {
+  return efficiency.at(EfficiencyKey::fallback());
 }
 
 const DeviceSpec& SystemSpec::device(const std::string& device_name) const {

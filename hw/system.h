@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hw/class_efficiency.h"
+#include "hw/efficiency_key.h"
 #include "util/precision.h"
 
 namespace amdahl::hw {
@@ -52,14 +53,16 @@ struct DeviceSpec {
   int copy_engines = 1;
   bool calibrated = false;
   std::string calibration_source;
-  std::map<std::string, ClassEfficiency> efficiency;  // by op class name, plus "default"
-  std::vector<std::string> assumptions;               // defaults applied while loading
+  std::map<EfficiencyKey, ClassEfficiency> efficiency;  // by entry, `default` included
+  std::vector<std::string> assumptions;                 // defaults applied while loading
 
   // The peak for `p`, falling back to fp32 for tf32 when the device has no TF32 unit.
   // nullopt when the device has no rate at that precision.
   std::optional<PeakRate> peak_for(Precision p) const;
-  // The efficiency for `op_class`, or the "default" entry.
-  const ClassEfficiency& efficiency_for(const std::string& op_class) const;
+  // The class entry of `op_class`, or the `default` entry.
+  const ClassEfficiency& efficiency_for(OpClass op_class) const;
+  // The `default` entry (every loaded device has one).
+  const ClassEfficiency& default_efficiency() const;
 };
 
 struct LinkSpec {

@@ -120,9 +120,10 @@ DeviceSpec to_device(const Record& r, const YamlFile& file, const std::vector<st
     diags.add(r.where(), "calibration", "required when calibrated is true (name the measurements)");
   if (r.has("efficiency_from")) inherit_efficiency(d, r, file, chain, diags);
   if (r.has("efficiency"))
-    for (const Record& e : r.list("efficiency")) d.efficiency[e.name()] = to_efficiency(e);
-  if (!d.efficiency.count("default")) {
-    d.efficiency["default"] = ClassEfficiency{0.75, 0.8};
+    for (const Record& e : r.list("efficiency"))  // the schema admits efficiency_keys() only
+      d.efficiency[entry(e.name())] = to_efficiency(e);
+  if (!d.efficiency.count(EfficiencyKey::fallback())) {
+    d.efficiency[EfficiencyKey::fallback()] = ClassEfficiency{0.75, 0.8};
     d.assumptions.push_back(fmt::format(
         "{}: efficiency.default not given; using compute 0.75, memory 0.8 of the roofline",
         d.model));

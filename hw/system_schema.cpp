@@ -3,28 +3,10 @@
 #include <fmt/format.h>
 
 #include "hw/class_efficiency.h"
+#include "hw/efficiency_key.h"
 #include "util/precision.h"
 
 namespace amdahl::hw {
-
-const std::vector<std::string>& efficiency_class_names() {
-  // The classes and phase entries, then the matrix ones at each tensor-core precision
-  // (model/efficiency.h: "gemm.fp16" is gemm at fp16).
-  static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> names{
-        "gemm", "conv", "rnn", "attention", "elementwise", "normalization", "reduction", "softmax",
-        "embedding", "pooling", "data_movement", "optimizer", "transfer", "host", "default",
-        "conv_bwd_data", "conv_bwd_filter",
-        // CPU frameworks: the gradient GEMMs of linear layers, batch norm's and max pooling's
-        // backward differ from their forward
-        "gemm_bwd_data", "gemm_bwd_filter", "normalization_bwd_data", "pooling_bwd_data"};
-    for (const char* key : {"gemm", "conv", "conv_bwd_data", "conv_bwd_filter", "rnn", "attention"})
-      for (Precision precision : tensor_core_precisions())
-        names.push_back(std::string(key) + precision_suffix(precision));
-    return names;
-  }();
-  return kNames;
-}
 
 namespace {
 
@@ -119,7 +101,7 @@ const std::vector<Field>& device_schema() {
       string_field("efficiency_from",
                    "device file (relative to this file) whose efficiency entries this device "
                    "starts from; entries under `efficiency` replace them one by one"),
-      keyed_map_field("efficiency", efficiency_class_names(), efficiency_fields(),
+      keyed_map_field("efficiency", efficiency_key_names(), efficiency_fields(),
                       "per op class efficiency parameters; `default` applies to the rest"),
   };
   return kFields;

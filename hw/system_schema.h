@@ -8,9 +8,6 @@
 
 namespace amdahl::hw {
 
-// Op class names that may carry an efficiency entry, plus "default".
-const std::vector<std::string>& efficiency_class_names();
-
 const std::vector<Field>& device_schema();   // hw/catalog/devices/*.yaml
 const std::vector<Field>& link_schema();     // hw/catalog/links/*.yaml
 const std::vector<Field>& runtime_schema();  // the `runtime:` map of a system

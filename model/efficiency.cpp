@@ -260,44 +260,42 @@ graphs::Operator as_gemm_op(const graphs::Operator& op) {
   return g;
 }
 
-std::string phase_efficiency_key(const graphs::Operator& op) {
-  const std::string cls(graphs::op_class_name(op.op_class));
-  if (op.phase == graphs::Phase::kBackwardData) return cls + "_bwd_data";
-  if (op.phase == graphs::Phase::kBackwardWeight) return cls + "_bwd_filter";
-  return cls;
+hw::EfficiencyKey phase_efficiency_key(const graphs::Operator& op) {
+  const bool phased =
+      op.phase == graphs::Phase::kBackwardData || op.phase == graphs::Phase::kBackwardWeight;
+  return {op.op_class, phased ? op.phase : graphs::Phase::kForward};
 }
 
-const hw::ClassEfficiency* phase_efficiency(const graphs::Operator& op,
-                                            const hw::DeviceSpec& device) {
-  if (op.phase != graphs::Phase::kBackwardData && op.phase != graphs::Phase::kBackwardWeight)
-    return nullptr;
-  const auto it = device.efficiency.find(phase_efficiency_key(op));
-  return it == device.efficiency.end() ? nullptr : &it->second;
+std::optional<Precision> entry_precision(const graphs::Operator& op) {
+  if (!is_matrix_class(op.op_class) || !is_tensor_core_precision(op.precision)) return std::nullopt;
+  return op.precision;
 }
 
-std::string precision_suffix(const graphs::Operator& op) {
-  return is_matrix_class(op.op_class) ? amdahl::precision_suffix(op.precision) : "";
+std::vector<hw::EfficiencyKey> efficiency_lookup(const graphs::Operator& op) {
+  const hw::EfficiencyKey phase = phase_efficiency_key(op), cls{op.op_class};
+  std::vector<hw::EfficiencyKey> keys;
+  if (const auto precision = entry_precision(op)) {
+    if (phase != cls) keys.push_back({op.op_class, phase.phase, precision});
+    keys.push_back({op.op_class, graphs::Phase::kForward, precision});
+  }
+  if (phase != cls) keys.push_back(phase);
+  keys.push_back(cls);
+  return keys;
 }
 
 const hw::ClassEfficiency* specific_efficiency(const graphs::Operator& op,
                                                const hw::DeviceSpec& device) {
-  const auto find = [&](const std::string& key) -> const hw::ClassEfficiency* {
-    const auto it = device.efficiency.find(key);
-    return it == device.efficiency.end() ? nullptr : &it->second;
-  };
-  const bool phased =
-      op.phase == graphs::Phase::kBackwardData || op.phase == graphs::Phase::kBackwardWeight;
-  if (const std::string suffix = precision_suffix(op); !suffix.empty()) {
-    if (const auto* e = phased ? find(phase_efficiency_key(op) + suffix) : nullptr) return e;
-    if (const auto* e = find(std::string(graphs::op_class_name(op.op_class)) + suffix)) return e;
-  }
-  return phase_efficiency(op, device);
+  const std::vector<hw::EfficiencyKey> keys = efficiency_lookup(op);
+  for (std::size_t i = 0; i + 1 < keys.size(); ++i)  // all but the class entry
+    if (const auto it = device.efficiency.find(keys[i]); it != device.efficiency.end())
+      return &it->second;
+  return nullptr;
 }
 
 namespace {
 const hw::ClassEfficiency& efficiency_of(const graphs::Operator& op, const hw::DeviceSpec& device) {
   const hw::ClassEfficiency* e = specific_efficiency(op, device);
-  return e ? *e : device.efficiency_for(std::string(op_class_name(op.op_class)));
+  return e ? *e : device.efficiency_for(op.op_class);
 }
 }  // namespace
 

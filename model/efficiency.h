@@ -78,6 +78,9 @@
 // Parameters a device file does not give come from the schema defaults (hw/system_schema.cpp:
 // compute 0.75, memory 0.8, quantization terms off); prediction lists them as assumptions.
 
+#include <optional>
+#include <vector>
+
 #include "graphs/op_graph.h"
 #include "hw/system.h"
 #include "model/kernel_choice.h"
@@ -175,22 +178,24 @@ bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv);
 // the result re-reading the n x k operand (memory_traffic).
 graphs::Operator as_gemm_op(const graphs::Operator& op);
 
-// Per-phase entries: a backward-data op looks up "<class>_bwd_data" and a backward-weight op
-// "<class>_bwd_filter" (DeepBench's names); phase_efficiency returns that entry, or nullptr
-// when the device has none (the op then uses its class entry).
-std::string phase_efficiency_key(const graphs::Operator& op);
-const hw::ClassEfficiency* phase_efficiency(const graphs::Operator& op,
-                                            const hw::DeviceSpec& device);
+// Per-phase entries: a backward-data op looks up its class's backward-data entry
+// ("<class>_bwd_data") and a backward-weight op its backward-weight entry ("<class>_bwd_filter",
+// DeepBench's names; hw/efficiency_key.h). This key, the class entry for other phases.
+hw::EfficiencyKey phase_efficiency_key(const graphs::Operator& op);
 
 // Precision entries: an op of a matrix class (gemm, conv, rnn, attention) at a tensor-core
 // precision (tf32, fp16, bf16) reaches another fraction of another peak than at fp32, so a
-// device may give it entries of its own, "<key>.<precision>" ("gemm.fp16",
-// "conv_bwd_data.tf32"; calibrate fits them from amdahl-cudabench's rows at that precision).
-// An op looks its parameters up in this order: its phase entry at its precision, its class
-// entry at its precision, its phase entry, its class entry, `default`.
-// ".tf32", ".fp16" or ".bf16" for such an op; "" otherwise (fp32, other classes).
-std::string precision_suffix(const graphs::Operator& op);
-// The first of the first three entries above that the device has; nullptr when none.
+// device may give it entries of its own ("gemm.fp16", "conv_bwd_data.tf32"; calibrate fits them
+// from amdahl-cudabench's rows at that precision).
+// The precision of such an op's entries; nullopt otherwise (fp32, other classes).
+std::optional<Precision> entry_precision(const graphs::Operator& op);
+
+// The entries an op looks its parameters up in, most specific first: its phase entry at its
+// precision, its class entry at its precision, its phase entry, its class entry (then the
+// device's `default`); those that do not apply to the op are left out.
+std::vector<hw::EfficiencyKey> efficiency_lookup(const graphs::Operator& op);
+// The first entry of efficiency_lookup that the device has, the class entry excluded; nullptr
+// when none.
 const hw::ClassEfficiency* specific_efficiency(const graphs::Operator& op,
                                                const hw::DeviceSpec& device);
 

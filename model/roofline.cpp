@@ -12,17 +12,11 @@
 
 namespace amdahl::model {
 
-bool is_matrix_class(graphs::OpClass c) {
-  return c == graphs::OpClass::kGemm || c == graphs::OpClass::kConv || c == graphs::OpClass::kRnn ||
-         c == graphs::OpClass::kAttention;
-}
-
 Roofline::Roofline(const hw::DeviceSpec& device) : device_(&device) {
   for (int i = 0; i < graphs::kOpClassCount; ++i) {
-    const std::string name(graphs::op_class_name(static_cast<graphs::OpClass>(i)));
-    const auto it = device.efficiency.find(name);
+    const auto it = device.efficiency.find({static_cast<graphs::OpClass>(i)});
     defaulted_[i] = it == device.efficiency.end();
-    efficiency_[i] = defaulted_[i] ? device.efficiency_for("default") : it->second;
+    efficiency_[i] = defaulted_[i] ? device.default_efficiency() : it->second;
   }
   resolve_specific_entries(device);
   const auto fp32 = device.peak_for(Precision::kFp32);
@@ -67,22 +61,10 @@ void Roofline::resolve_specific_entries(const hw::DeviceSpec& device) {
     }
   };
   for (const auto& [key, entry] : device.efficiency) {
-    const auto dot = key.find('.');
-    std::string base = key.substr(0, dot);
-    std::optional<Precision> precision;
-    if (dot != std::string::npos) {
-      precision = parse_precision(key.substr(dot + 1));
-      if (!precision || !is_tensor_core_precision(*precision)) continue;
-    }
-    std::optional<graphs::Phase> phase;
-    for (const auto& [suffix, p] : {std::pair{"_bwd_data", graphs::Phase::kBackwardData},
-                                    std::pair{"_bwd_filter", graphs::Phase::kBackwardWeight}})
-      if (base.ends_with(suffix)) {
-        base.resize(base.size() - std::string_view(suffix).size());
-        phase = p;
-      }
-    const auto cls = graphs::parse_op_class(base);
-    if (!cls || (precision && !is_matrix_class(*cls))) continue;
+    if (!key.op_class) continue;  // `default`
+    const std::optional<graphs::Phase> phase =
+        key.phase == graphs::Phase::kForward ? std::nullopt : std::optional(key.phase);
+    const std::optional<Precision>& precision = key.precision;
     for (int p = 0; p < graphs::kPhaseCount; ++p)
       for (int q = 0; q < kPrecisionCount; ++q) {
         const auto ph = static_cast<graphs::Phase>(p);
@@ -90,7 +72,7 @@ void Roofline::resolve_specific_entries(const hw::DeviceSpec& device) {
         if (phase && ph != *phase) continue;
         if (precision && pr != *precision) continue;
         if (!phase && !precision) continue;  // the class entry: efficiency_
-        offer(*cls, ph, pr, phase && precision ? 3 : precision ? 2 : 1, &entry);
+        offer(*key.op_class, ph, pr, phase && precision ? 3 : precision ? 2 : 1, &entry);
       }
   }
 }

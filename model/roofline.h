@@ -23,9 +23,6 @@ namespace amdahl::model {
 
 inline constexpr int kPrecisionCount = static_cast<int>(Precision::kInt8) + 1;
 
-// Whether ops of this class can use tensor cores / matrix engines.
-bool is_matrix_class(graphs::OpClass c);
-
 // A device prepared for costing many ops: efficiency parameters resolved per op class and
 // the peak rate per (class group, precision), so estimate() does no lookups by name.
 class Roofline {

@@ -46,8 +46,8 @@ MeasurementSet measured_by(const hw::DeviceSpec& truth) {
 hw::DeviceSpec tensor_core_gpu(double fp32_compute, double fp16_compute) {
   hw::DeviceSpec d = test::synthetic_gpu();
   d.peak[Precision::kFp16] = {80e12, hw::ComputeUnit::kTensor};
-  d.efficiency["gemm"] = hw::ClassEfficiency{fp32_compute, 0.8};
-  d.efficiency["gemm.fp16"] = hw::ClassEfficiency{fp16_compute, 0.8};
+  d.efficiency[hw::entry("gemm")] = hw::ClassEfficiency{fp32_compute, 0.8};
+  d.efficiency[hw::entry("gemm.fp16")] = hw::ClassEfficiency{fp16_compute, 0.8};
   return d;
 }
 

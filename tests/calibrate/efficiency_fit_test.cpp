@@ -90,7 +90,7 @@ TEST_CASE("the GEMM fit recovers known tiles, compute, depth and latency", "[cal
   known.gemm.tile_n = 64;
   known.gemm.k_half = 48;
   known.latency_s = 4e-6;
-  truth.efficiency["gemm"] = known;
+  truth.efficiency[hw::entry("gemm")] = known;
 
   std::mt19937 rng(42);  // fixed seed: the test is deterministic
   std::uniform_int_distribution<int> dim(1, 64);
@@ -132,7 +132,7 @@ TEST_CASE("the memory-bound fit recovers the bandwidth fraction and the fixed ti
   hw::ClassEfficiency known{0.75, 0.85};
   known.traffic.half_bytes = 2e6;
   known.latency_s = 2e-6;
-  truth.efficiency["elementwise"] = known;
+  truth.efficiency[hw::entry("elementwise")] = known;
   std::mt19937 rng(7);
   std::vector<Sample> shapes;
   for (double e = 1024; e <= 512e6; e *= 1.5) shapes.push_back(add_sample(e));
@@ -159,7 +159,7 @@ TEST_CASE("the memory-bound fit recovers a cache boost from a size sweep", "[cal
   known.traffic.cache_boost = 4;
   known.traffic.cache_bytes = 6e6;
   known.latency_s = 1e-6;
-  truth.efficiency["elementwise"] = known;
+  truth.efficiency[hw::entry("elementwise")] = known;
   const auto [train, held] = elementwise_sweep(truth, 11);
   const FitOptions cache = cache_options();
   const ClassFit fit = fit_class("elementwise", ModelForm::kMemoryBound, train, held, base, cache);
@@ -188,7 +188,7 @@ TEST_CASE("a GPU size sweep without a cache effect still fits with the cache ter
   hw::DeviceSpec truth = test::synthetic_gpu();
   hw::ClassEfficiency known{0.75, 0.85};
   known.latency_s = 3e-6;
-  truth.efficiency["elementwise"] = known;
+  truth.efficiency[hw::entry("elementwise")] = known;
   const auto [train, held] = elementwise_sweep(truth, 5);
   const ClassFit with = fit_class("elementwise", ModelForm::kMemoryBound, train, held,
                                   test::synthetic_gpu(), cache_options());
@@ -212,7 +212,7 @@ TEST_CASE("a CPU GEMM fit recovers Amdahl thread scaling from runs at several th
   known.gemm.k_half = 32;
   known.latency_s = 1e-6;
   known.cpu.thread_scaling = 0.95;
-  truth.efficiency["gemm"] = known;
+  truth.efficiency[hw::entry("gemm")] = known;
   std::mt19937 rng(3);
   std::vector<Sample> shapes;
   for (int size : {64, 128, 256, 512, 1024, 2048})
@@ -268,7 +268,7 @@ TEST_CASE("the GEMM fit recovers a tile set, its reuse and the narrow kernel", "
   known.gemm.narrow_max = 16;
   known.gemm.narrow_compute = 0.15;
   known.latency_s = 4e-6;
-  truth.efficiency["gemm"] = known;
+  truth.efficiency[hw::entry("gemm")] = known;
 
   std::mt19937 rng(11);  // fixed seed: the test is deterministic
   std::uniform_int_distribution<int> dim(1, 64);
@@ -301,7 +301,7 @@ TEST_CASE("the backward-data fit recovers the share of strided zero work", "[cal
   hw::ClassEfficiency known{0.8, 0.8};
   known.conv.strided_work = 0.5;
   known.latency_s = 3e-6;
-  truth.efficiency["conv_bwd_data"] = known;
+  truth.efficiency[hw::entry("conv_bwd_data")] = known;
   // Fixed seed: the test is deterministic.
   const Sweep sweep = data_gradient_sweep(truth, 3, [](int) { return 3; });
   FitOptions options;
@@ -322,17 +322,17 @@ TEST_CASE("the backward-data fit recovers the ratio of data gradients run as for
   hw::ClassEfficiency conv{0.7, 0.8};
   conv.gemm.tile_m = 64;
   conv.gemm.tile_n = 64;
-  truth.efficiency["conv"] = conv;
+  truth.efficiency[hw::entry("conv")] = conv;
   hw::ClassEfficiency known{0.5, 0.8};
   known.conv.as_forward = 1.3;
   known.latency_s = 3e-6;
-  truth.efficiency["conv_bwd_data"] = known;
+  truth.efficiency[hw::entry("conv_bwd_data")] = known;
   // Fixed seed: the test is deterministic. 1x1 and 3x3 kernels.
   const Sweep sweep = data_gradient_sweep(truth, 5, [](int i) { return i % 3 ? 3 : 1; });
   FitOptions options;
   options.data_grad_as_forward = true;
   hw::DeviceSpec base = test::synthetic_gpu();
-  base.efficiency["conv"] = conv;  // the forward entry, fitted before backward data
+  base.efficiency[hw::entry("conv")] = conv;  // the forward entry, fitted before backward data
   const ClassFit fit =
       fit_class("conv_bwd_data", ModelForm::kGemmLike, sweep.train, sweep.held, base, options);
   // 1 % noise: the fitted values move by well under these tolerances.
@@ -350,7 +350,7 @@ TEST_CASE("the backward-filter fit recovers the split-K efficiency", "[calibrate
   known.gemm.tile_n = 64;
   known.gemm.split_k = 0.6;
   known.latency_s = 3e-6;
-  truth.efficiency["conv_bwd_filter"] = known;
+  truth.efficiency[hw::entry("conv_bwd_filter")] = known;
   std::mt19937 rng(11);  // fixed seed: the test is deterministic
   std::uniform_int_distribution<int> dim(1, 8);
   std::vector<Sample> shapes;

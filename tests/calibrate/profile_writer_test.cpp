@@ -57,8 +57,8 @@ TEST_CASE("a calibrated device keeps the base, replaces fitted entries and is st
   write_file_atomically(path, once, [](const std::string& tmp) { hw::load_device_file(tmp); });
   const hw::DeviceSpec d = hw::load_device_file(path);
   CHECK(d.calibrated);
-  CHECK(d.efficiency.at("gemm").gemm.tile_m == 128);
-  CHECK(d.efficiency.at("gemm").latency_s == Approx(2.5e-6));
+  CHECK(d.efficiency.at(hw::entry("gemm")).gemm.tile_m == 128);
+  CHECK(d.efficiency.at(hw::entry("gemm")).latency_s == Approx(2.5e-6));
 }
 
 TEST_CASE("a kernel family with Winograd as an algorithm is written and read back",
@@ -83,7 +83,7 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
                   "unblocked: true") != std::string::npos);
   const auto path = (fs::temp_directory_path() / "amdahl_writer_family_test.yaml").string();
   write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
-  const hw::ClassEfficiency e = hw::load_device_file(path).efficiency.at("conv");
+  const hw::ClassEfficiency e = hw::load_device_file(path).efficiency.at(hw::entry("conv"));
   CHECK(e.gemm.tile_m == 128);
   CHECK(e.gemm.tile_n == 0);
   CHECK(e.gemm.tile_choice == hw::TileChoice::kWaste);
@@ -95,7 +95,7 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
   CHECK(e.traffic.memory_in_series);
   CHECK(e.traffic.unblocked);
   // The defaults: fill, Winograd as a factor.
-  const hw::ClassEfficiency g = hw::load_device_file(path).efficiency.at("gemm");
+  const hw::ClassEfficiency g = hw::load_device_file(path).efficiency.at(hw::entry("gemm"));
   CHECK(g.gemm.tile_choice == hw::TileChoice::kFill);
   CHECK_FALSE(g.conv.winograd_algorithm);
   CHECK(g.conv.strided_work == 1);
@@ -118,11 +118,11 @@ TEST_CASE("a cache term is written and read back", "[calibrate][writer]") {
   const auto path = (fs::temp_directory_path() / "amdahl_writer_cache_test.yaml").string();
   write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
   const hw::DeviceSpec d = hw::load_device_file(path);
-  CHECK(d.efficiency.at("elementwise").traffic.cache_boost == Approx(4.447));
-  CHECK(d.efficiency.at("elementwise").traffic.cache_bytes == Approx(6113812));
+  CHECK(d.efficiency.at(hw::entry("elementwise")).traffic.cache_boost == Approx(4.447));
+  CHECK(d.efficiency.at(hw::entry("elementwise")).traffic.cache_bytes == Approx(6113812));
   // Off by default: boost 1, no size.
-  CHECK(d.efficiency.at("gemm").traffic.cache_boost == 1);
-  CHECK(d.efficiency.at("gemm").traffic.cache_bytes == 0);
+  CHECK(d.efficiency.at(hw::entry("gemm")).traffic.cache_boost == 1);
+  CHECK(d.efficiency.at(hw::entry("gemm")).traffic.cache_bytes == 0);
 }
 
 TEST_CASE("a profile that fails validation is never written", "[calibrate][writer]") {

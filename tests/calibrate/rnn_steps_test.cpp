@@ -43,10 +43,10 @@ TEST_CASE("an RNN row runs its timesteps as a recurrent GEMM and a pointwise cel
 
   // Each step pays two launches and two class latencies, as predict's per-step ops do.
   hw::DeviceSpec device = test::synthetic_gpu();
-  device.efficiency["rnn"] = hw::ClassEfficiency{0.9, 0.8};
+  device.efficiency[hw::entry("rnn")] = hw::ClassEfficiency{0.9, 0.8};
   const double without = predict_time(samples[0], device);
   const double filter_without = predict_time(samples[2], device);
-  device.efficiency["rnn"].latency_s = 10e-6;
+  device.efficiency[hw::entry("rnn")].latency_s = 10e-6;
   CHECK(predict_time(samples[0], device) - without == Approx(2 * 25 * 10e-6));
   CHECK(predict_time(samples[2], device) - filter_without == Approx(10e-6));  // one op
 }

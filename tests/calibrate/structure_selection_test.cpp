@@ -51,7 +51,7 @@ TEST_CASE("the structure that predicts held-in-turn rows best is the one fitted"
   family.gemm.tile_choice = hw::TileChoice::kWaste;
   family.gemm.tile_reuse_half = 8;
   family.latency_s = 3e-6;
-  truth.efficiency["gemm"] = family;
+  truth.efficiency[hw::entry("gemm")] = family;
 
   std::mt19937 rng(5);  // fixed seed: the test is deterministic
   std::uniform_int_distribution<int> dim(1, 24);
@@ -128,8 +128,8 @@ TEST_CASE("rows at a tensor-core precision are fitted into their own entry", "[c
   // cores, compute 0.5 of 80 TFLOP/s): one entry cannot describe both, "gemm.fp16" can.
   hw::DeviceSpec truth = test::synthetic_gpu();
   truth.peak[Precision::kFp16] = {80e12, hw::ComputeUnit::kTensor};
-  truth.efficiency["gemm"] = hw::ClassEfficiency{0.8, 0.8};
-  truth.efficiency["gemm.fp16"] = hw::ClassEfficiency{0.5, 0.8};
+  truth.efficiency[hw::entry("gemm")] = hw::ClassEfficiency{0.8, 0.8};
+  truth.efficiency[hw::entry("gemm.fp16")] = hw::ClassEfficiency{0.5, 0.8};
   std::mt19937 rng(9);  // fixed seed: the test is deterministic
   std::uniform_int_distribution<int> dim(8, 32);
   std::vector<Measurement> rows;
@@ -172,7 +172,7 @@ TEST_CASE("a memory-bound class keeps the cache step only where the sweep shows 
   flat.traffic.cache_bytes = 0;
   const auto rows_from = [](const hw::ClassEfficiency& e, int count) {
     hw::DeviceSpec truth = test::synthetic_gpu();
-    truth.efficiency["elementwise"] = e;
+    truth.efficiency[hw::entry("elementwise")] = e;
     std::mt19937 rng(11);  // fixed seed: the test is deterministic
     std::uniform_real_distribution<double> noise(-0.02, 0.02);
     std::vector<Measurement> rows;

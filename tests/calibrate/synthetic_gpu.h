@@ -14,7 +14,7 @@ inline hw::DeviceSpec synthetic_gpu() {
   d.peak[Precision::kFp32] = {10e12, hw::ComputeUnit::kFma};
   d.memory.bandwidth_bytes_per_s = 1e12;
   d.launch_latency_s = 5e-6;
-  d.efficiency["default"] = hw::ClassEfficiency{0.75, 0.8};
+  d.efficiency[hw::entry("default")] = hw::ClassEfficiency{0.75, 0.8};
   return d;
 }
 

@@ -106,7 +106,7 @@ TEST_CASE("efficiency parameters: written by the calibration writer, read back b
       const std::string text = calibrate::render_calibrated_device(kBase, {fit}, {"t"}, "t");
       calibrate::write_file_atomically(path, text);
       const hw::DeviceSpec d = hw::load_device_file(path);
-      CHECK(p.get(d.efficiency.at("gemm")) == Approx(v).epsilon(1e-12));
+      CHECK(p.get(d.efficiency.at(hw::entry("gemm"))) == Approx(v).epsilon(1e-12));
     }
   }
   std::filesystem::remove(path);
@@ -118,4 +118,17 @@ TEST_CASE("efficiency parameters: a default-valued parameter is not written", "[
   fit.params = hw::ClassEfficiency{0.5, 0.25};
   const std::string entry = calibrate::efficiency_entry(fit, "s");
   CHECK(entry == "gemm: {compute: 0.5, memory: 0.25, source: \"s\"}");
+}
+
+TEST_CASE("efficiency keys: every name parses back to its key; unknown names list the valid ones",
+          "[hw]") {
+  for (const auto& k : hw::efficiency_keys()) CHECK(hw::parse_efficiency_key(k.name()) == k);
+  CHECK(hw::entry("conv_bwd_data.tf32") ==
+        hw::EfficiencyKey{OpClass::kConv, Phase::kBackwardData, Precision::kTf32});
+  CHECK(hw::entry("default").is_default());
+  CHECK(hw::entry("gemm_bwd_filter").phase == Phase::kBackwardWeight);
+  // Precision entries belong to the matrix classes only.
+  CHECK_FALSE(hw::parse_efficiency_key("elementwise.fp16"));
+  CHECK_FALSE(hw::parse_efficiency_key("conv.fp32"));
+  CHECK_THROWS_WITH(hw::entry("conv_bwd_dat"), Catch::Contains("did you mean 'conv_bwd_data'"));
 }

@@ -20,9 +20,10 @@ TEST_CASE("efficiency_from: the other device's entries, this file's replacing th
   CHECK(d.parallel_units == 8);  // its own specifications
   CHECK(d.peak_for(Precision::kFp32)->flops_per_s == Approx(10e12));
   CHECK(d.efficiency.size() == v100.efficiency.size());
-  CHECK(d.efficiency.at("gemm").compute == 0.5);  // its own entry, whole: no V100 tiles
-  CHECK(d.efficiency.at("gemm").gemm.tile_max == 0);
-  for (const char* entry : {"default", "conv", "conv_bwd_data", "conv_bwd_filter", "rnn"}) {
+  CHECK(d.efficiency.at(hw::entry("gemm")).compute == 0.5);  // its own entry, whole: no V100 tiles
+  CHECK(d.efficiency.at(hw::entry("gemm")).gemm.tile_max == 0);
+  for (const char* name : {"default", "conv", "conv_bwd_data", "conv_bwd_filter", "rnn"}) {
+    const hw::EfficiencyKey entry = hw::entry(name);
     const hw::ClassEfficiency &mine = d.efficiency.at(entry), &theirs = v100.efficiency.at(entry);
     CHECK(mine.compute == theirs.compute);
     CHECK(mine.gemm.k_half == theirs.gemm.k_half);

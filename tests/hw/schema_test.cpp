@@ -55,11 +55,10 @@ TEST_CASE("schema rule: fraction out of range", "[hw][schema]") {
 }
 
 TEST_CASE("schema rule: below a lower bound", "[hw][schema]") {
-  CHECK_THAT(
-      device_error("bad_cache_boost.yaml"),
-      Contains("bad_cache_boost.yaml:15:18: efficiency.elementwise.cache_boost: must be at "
-               "least 1") &&
-          Contains("(got '0.5')"));
+  CHECK_THAT(device_error("bad_cache_boost.yaml"),
+             Contains("bad_cache_boost.yaml:15:18: efficiency.elementwise.cache_boost: must be at "
+                      "least 1") &&
+                 Contains("(got '0.5')"));
 }
 
 TEST_CASE("schema rule: key not allowed in a keyed map", "[hw][schema]") {
@@ -133,26 +132,25 @@ TEST_CASE("unknown catalog system lists the catalog", "[hw][schema]") {
 
 TEST_CASE("efficiency entries per tensor-core precision for matrix classes only", "[hw][schema]") {
   const hw::DeviceSpec d = hw::load_device_file(fixture("precision_entries.yaml"));
-  CHECK(d.efficiency.at("gemm.fp16").compute == 0.5);
-  CHECK(d.efficiency.at("conv_bwd_data.bf16").compute == 0.4);
+  CHECK(d.efficiency.at(hw::entry("gemm.fp16")).compute == 0.5);
+  CHECK(d.efficiency.at(hw::entry("conv_bwd_data.bf16")).compute == 0.4);
   CHECK_THAT(device_error("bad_precision_entry.yaml"),
              Contains("bad_precision_entry.yaml:14:3: efficiency.elementwise.fp16: unknown key"));
 }
 
 TEST_CASE("schema rule: outside a closed range", "[hw][schema]") {
-  CHECK_THAT(
-      device_error("bad_within.yaml"),
-      Contains("bad_within.yaml:14:44: efficiency.conv_bwd_filter.split_k: must be within "
-               "[0, 1] (got '1.5')"));
+  CHECK_THAT(device_error("bad_within.yaml"),
+             Contains("bad_within.yaml:14:44: efficiency.conv_bwd_filter.split_k: must be within "
+                      "[0, 1] (got '1.5')"));
 }
 
 TEST_CASE("CPU framework entries: the im2col + GEMM thresholds and per-phase entries",
           "[hw][schema]") {
   const hw::DeviceSpec d = hw::load_device_file(fixture("framework_cpu.yaml"));
-  CHECK(d.efficiency.at("conv").cpu.gemm_pointwise_below_batch == 16);
-  CHECK(d.efficiency.at("conv").cpu.gemm_single_max_input == 20480);
-  CHECK(d.efficiency.at("normalization_bwd_data").memory == 0.9);
-  CHECK(d.efficiency.at("pooling_bwd_data").memory == 0.7);
+  CHECK(d.efficiency.at(hw::entry("conv")).cpu.gemm_pointwise_below_batch == 16);
+  CHECK(d.efficiency.at(hw::entry("conv")).cpu.gemm_single_max_input == 20480);
+  CHECK(d.efficiency.at(hw::entry("normalization_bwd_data")).memory == 0.9);
+  CHECK(d.efficiency.at(hw::entry("pooling_bwd_data")).memory == 0.7);
   CHECK(d.allocation.above_bytes == 32.0 * 1024 * 1024);
   CHECK(d.allocation.bytes_per_s == 2e9);
   CHECK_THAT(device_error("bad_gemm_path.yaml"),

@@ -98,7 +98,7 @@ TEST_CASE("tensor-core rates serve only matrix classes", "[model][roofline]") {
 
 TEST_CASE("Roofline resolves class parameters and flags the defaulted ones", "[model][roofline]") {
   hw::DeviceSpec d = test::round_device();
-  d.efficiency["gemm"] = hw::ClassEfficiency{0.9, 0.7};
+  d.efficiency[hw::entry("gemm")] = hw::ClassEfficiency{0.9, 0.7};
   const Roofline r(d);
   CHECK(r.efficiency(graphs::OpClass::kGemm).compute == 0.9);
   CHECK_FALSE(r.uses_default_efficiency(graphs::OpClass::kGemm));
@@ -120,10 +120,10 @@ TEST_CASE("stride-1 data gradients run as the forward convolution they are",
   hw::ClassEfficiency conv{0.8, 0.8};
   conv.gemm.tile_m = 128;
   conv.gemm.tile_n = 64;
-  device.efficiency["conv"] = conv;
+  device.efficiency[hw::entry("conv")] = conv;
   hw::ClassEfficiency data{0.5, 0.8};
   data.conv.as_forward = 1.25;
-  device.efficiency["conv_bwd_data"] = data;
+  device.efficiency[hw::entry("conv_bwd_data")] = data;
   graphs::Operator op;
   op.op_class = graphs::OpClass::kConv;
   op.phase = graphs::Phase::kBackwardData;
@@ -157,37 +157,37 @@ TEST_CASE("stride-1 data gradients run as the forward convolution they are",
   wide.conv_kernel = 5;
   CHECK_FALSE(can_run_as_forward(strided));
   CHECK_FALSE(can_run_as_forward(wide));
-  device.efficiency["conv_bwd_data"].conv.as_forward = 0;
+  device.efficiency[hw::entry("conv_bwd_data")].conv.as_forward = 0;
   CHECK(estimate(op, device).time_s != Approx(as_forward).epsilon(0.01));
 }
 
 TEST_CASE("matrix ops at a tensor-core precision look up their precision's entries first",
           "[model][efficiency]") {
   hw::DeviceSpec device = test::round_device();
-  device.efficiency["conv"] = hw::ClassEfficiency{0.1, 0.8};
-  device.efficiency["conv.fp16"] = hw::ClassEfficiency{0.2, 0.8};
-  device.efficiency["conv_bwd_data"] = hw::ClassEfficiency{0.3, 0.8};
-  device.efficiency["conv_bwd_data.fp16"] = hw::ClassEfficiency{0.4, 0.8};
-  device.efficiency["elementwise"] = hw::ClassEfficiency{0.5, 0.8};
+  device.efficiency[hw::entry("conv")] = hw::ClassEfficiency{0.1, 0.8};
+  device.efficiency[hw::entry("conv.fp16")] = hw::ClassEfficiency{0.2, 0.8};
+  device.efficiency[hw::entry("conv_bwd_data")] = hw::ClassEfficiency{0.3, 0.8};
+  device.efficiency[hw::entry("conv_bwd_data.fp16")] = hw::ClassEfficiency{0.4, 0.8};
+  device.efficiency[hw::entry("elementwise")] = hw::ClassEfficiency{0.5, 0.8};
   graphs::Operator op;
   op.op_class = graphs::OpClass::kConv;
   op.precision = Precision::kFp16;
-  CHECK(precision_suffix(op) == ".fp16");
+  CHECK(entry_precision(op) == Precision::kFp16);
   CHECK(specific_efficiency(op, device)->compute == 0.2);  // forward: conv.fp16
   op.phase = graphs::Phase::kBackwardData;
   CHECK(specific_efficiency(op, device)->compute == 0.4);  // conv_bwd_data.fp16
-  device.efficiency.erase("conv_bwd_data.fp16");
+  device.efficiency.erase(hw::entry("conv_bwd_data.fp16"));
   CHECK(specific_efficiency(op, device)->compute == 0.2);  // then conv.fp16
-  device.efficiency.erase("conv.fp16");
+  device.efficiency.erase(hw::entry("conv.fp16"));
   CHECK(specific_efficiency(op, device)->compute == 0.3);  // then conv_bwd_data
   op.precision = Precision::kFp32;
-  CHECK(precision_suffix(op).empty());
+  CHECK_FALSE(entry_precision(op));
   op.phase = graphs::Phase::kForward;
   CHECK(specific_efficiency(op, device) == nullptr);  // the class entry applies
   graphs::Operator add;
   add.op_class = graphs::OpClass::kElementwise;
   add.precision = Precision::kFp16;
-  CHECK(precision_suffix(add).empty());  // memory-bound classes have one entry
+  CHECK_FALSE(entry_precision(add));  // memory-bound classes have one entry
 }
 
 TEST_CASE("Roofline resolves phase and precision entries as specific_efficiency does",
@@ -201,13 +201,14 @@ TEST_CASE("Roofline resolves phase and precision entries as specific_efficiency 
     e.gemm.tile_n = 64;
     return e;
   };
-  device.efficiency["conv"] = entry(0.11);
-  device.efficiency["conv.fp16"] = entry(0.12);
-  device.efficiency["conv_bwd_data"] = entry(0.13);
-  device.efficiency["conv_bwd_data.fp16"] = entry(0.14);
-  device.efficiency["conv_bwd_filter.tf32"] = entry(0.15);
-  device.efficiency["gemm.bf16"] = entry(0.16);
-  device.efficiency["rnn_bwd_data"] = entry(0.17);  // a phase entry of another class
+  device.efficiency[hw::entry("conv")] = entry(0.11);
+  device.efficiency[hw::entry("conv.fp16")] = entry(0.12);
+  device.efficiency[hw::entry("conv_bwd_data")] = entry(0.13);
+  device.efficiency[hw::entry("conv_bwd_data.fp16")] = entry(0.14);
+  device.efficiency[hw::entry("conv_bwd_filter.tf32")] = entry(0.15);
+  device.efficiency[hw::entry("gemm.bf16")] = entry(0.16);
+  // a phase entry of another class (no device file names it; the roofline takes any key)
+  device.efficiency[hw::EfficiencyKey{OpClass::kRnn, Phase::kBackwardData}] = entry(0.17);
   const Roofline roofline(device);
   for (int c = 0; c < graphs::kOpClassCount; ++c)
     for (int p = 0; p < graphs::kPhaseCount; ++p)

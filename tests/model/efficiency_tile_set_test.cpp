@@ -110,7 +110,7 @@ TEST_CASE("winograd: only 3x3 stride-1 convolutions get the factor", "[model][ef
   hw::DeviceSpec d = test::round_device();
   hw::ClassEfficiency e{0.5, 1.0};
   e.conv.winograd = 2;
-  d.efficiency["conv"] = e;
+  d.efficiency[hw::entry("conv")] = e;
   const auto fwd = graphs::Phase::kForward;
   CHECK(compute_efficiency(conv_op(fwd, 3, 1), d) == Approx(1.0).epsilon(kTight));
   CHECK(compute_efficiency(conv_op(fwd, 3, 2), d) == Approx(0.5).epsilon(kTight));
@@ -136,12 +136,12 @@ TEST_CASE("winograd algorithm: the faster of the direct GEMM and the transformed
   e.gemm.k_half = 456;
   e.conv.winograd_algorithm = true;
   e.conv.winograd = 2.5;  // Winograd: 0.5 x 0.5 x 2.5 = 0.625 > direct 0.5 x 4096/4552
-  d.efficiency["conv"] = e;
+  d.efficiency[hw::entry("conv")] = e;
   CHECK(compute_efficiency(op, d) == Approx(0.625).epsilon(kTight));
-  d.efficiency["conv"].conv.winograd = 1.5;  // 0.375 < direct: the direct GEMM
+  d.efficiency[hw::entry("conv")].conv.winograd = 1.5;  // 0.375 < direct: the direct GEMM
   CHECK(compute_efficiency(op, d) == Approx(0.5 * 4096 / 4552).epsilon(kTight));
   // Not 3x3 stride 1: direct only, whatever the factor.
-  d.efficiency["conv"].conv.winograd = 4;
+  d.efficiency[hw::entry("conv")].conv.winograd = 4;
   CHECK(compute_efficiency(conv_op(graphs::Phase::kForward, 3, 2), d) ==
         Approx(0.5 * 4096 / 4552).epsilon(kTight));
 }
@@ -150,7 +150,7 @@ TEST_CASE("strided backward data does stride^2 the counted work", "[model][effic
   // The implicit GEMM over the input grid multiplies the inserted zeros: efficiency x FLOPs /
   // (2 m n k). conv_op carries 1 GFLOP against 2 x 1280 x 1280 x 4096 = 13.4 GFLOP of GEMM.
   hw::DeviceSpec d = test::round_device();
-  d.efficiency["conv"] = hw::ClassEfficiency{0.5, 1.0};
+  d.efficiency[hw::entry("conv")] = hw::ClassEfficiency{0.5, 1.0};
   const double fraction = 1e9 / (2.0 * 1280 * 1280 * 4096);
   for (int kernel : {1, 3}) {
     INFO("kernel " << kernel);
@@ -160,10 +160,10 @@ TEST_CASE("strided backward data does stride^2 the counted work", "[model][effic
           Approx(0.5).epsilon(kTight));
   }
   // strided_work: the share of that zero work done, as an exponent on the fraction.
-  d.efficiency["conv"].conv.strided_work = 0.5;
+  d.efficiency[hw::entry("conv")].conv.strided_work = 0.5;
   CHECK(compute_efficiency(conv_op(graphs::Phase::kBackwardData, 3, 2), d) ==
         Approx(0.5 * std::sqrt(fraction)).epsilon(kTight));
-  d.efficiency["conv"].conv.strided_work = 0;
+  d.efficiency[hw::entry("conv")].conv.strided_work = 0;
   CHECK(compute_efficiency(conv_op(graphs::Phase::kBackwardData, 3, 2), d) ==
         Approx(0.5).epsilon(kTight));
 }
@@ -171,12 +171,12 @@ TEST_CASE("strided backward data does stride^2 the counted work", "[model][effic
 TEST_CASE("per-phase entries: backward ops use conv_bwd_data / conv_bwd_filter, else conv",
           "[model][efficiency]") {
   hw::DeviceSpec d = test::round_device();
-  d.efficiency["conv"] = hw::ClassEfficiency{0.5, 1.0};
-  d.efficiency["conv_bwd_data"] = hw::ClassEfficiency{0.25, 1.0};
+  d.efficiency[hw::entry("conv")] = hw::ClassEfficiency{0.5, 1.0};
+  d.efficiency[hw::entry("conv_bwd_data")] = hw::ClassEfficiency{0.25, 1.0};
   const graphs::Operator data = conv_op(graphs::Phase::kBackwardData, 1, 1);
   const graphs::Operator weight = conv_op(graphs::Phase::kBackwardWeight, 1, 1);
-  CHECK(phase_efficiency_key(data) == "conv_bwd_data");
-  CHECK(phase_efficiency_key(weight) == "conv_bwd_filter");
+  CHECK(phase_efficiency_key(data).name() == "conv_bwd_data");
+  CHECK(phase_efficiency_key(weight).name() == "conv_bwd_filter");
   // 1 GFLOP at 1 TFLOP/s: 4 ms at 0.25, 2 ms at 0.5 (no entry for bwd_filter: conv's).
   CHECK(estimate(data, d).compute_s == Approx(4e-3).epsilon(kTight));
   CHECK(estimate(weight, d).compute_s == Approx(2e-3).epsilon(kTight));

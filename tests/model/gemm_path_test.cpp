@@ -65,8 +65,8 @@ TEST_CASE("a convolution the framework runs as GEMM is costed with the gemm entr
           "[model][roofline]") {
   hw::DeviceSpec d = model::test::round_device();  // 1 TFLOP/s, 100 GB/s
   d.kind = hw::DeviceKind::kCpu;
-  d.efficiency["gemm"] = hw::ClassEfficiency{0.01, 1.0};
-  d.efficiency["conv"] = pytorch_rule();
+  d.efficiency[hw::entry("gemm")] = hw::ClassEfficiency{0.01, 1.0};
+  d.efficiency[hw::entry("conv")] = pytorch_rule();
   const model::Roofline roofline(d);
   const graphs::Operator slow = conv(8, 64, 56, 256, 1);
   const model::OpCost c = roofline.estimate(slow);
@@ -93,10 +93,10 @@ TEST_CASE("each im2col + GEMM direction is costed with the linear GEMM of its tr
   // a linear layer's forward is TN, its data gradient NN, its filter gradient NT.
   hw::DeviceSpec d = model::test::round_device();  // 1 TFLOP/s
   d.kind = hw::DeviceKind::kCpu;
-  d.efficiency["gemm"] = hw::ClassEfficiency{0.001, 1.0};             // TN
-  d.efficiency["gemm_bwd_data"] = hw::ClassEfficiency{0.004, 1.0};    // NN
-  d.efficiency["gemm_bwd_filter"] = hw::ClassEfficiency{0.002, 1.0};  // NT
-  d.efficiency["conv"] = pytorch_rule();
+  d.efficiency[hw::entry("gemm")] = hw::ClassEfficiency{0.001, 1.0};             // TN
+  d.efficiency[hw::entry("gemm_bwd_data")] = hw::ClassEfficiency{0.004, 1.0};    // NN
+  d.efficiency[hw::entry("gemm_bwd_filter")] = hw::ClassEfficiency{0.002, 1.0};  // NT
+  d.efficiency[hw::entry("conv")] = pytorch_rule();
   const model::Roofline roofline(d);
   graphs::Operator op = conv(8, 64, 56, 256, 1);
   const auto rate = [&](graphs::Phase phase) {
@@ -145,7 +145,7 @@ TEST_CASE("an unblocked library re-reads the n x k operand for every result row"
   d.kind = hw::DeviceKind::kCpu;
   hw::ClassEfficiency e{0.5, 0.1};
   e.traffic.unblocked = true;
-  d.efficiency["gemm"] = e;
+  d.efficiency[hw::entry("gemm")] = e;
   graphs::Operator op;
   op.op_class = graphs::OpClass::kGemm;
   op.gemm = {32, 1024, 4096, 1};
@@ -159,8 +159,8 @@ TEST_CASE("an unblocked library re-reads the n x k operand for every result row"
   CHECK(flat.estimate(op).memory_s == Approx(t.bytes / (100e9 * 0.1)).epsilon(kTight));
   CHECK(flat.estimate(op).bound == model::Bound::kMemory);
   // The cache step is keyed on the 16 MB operand: at cache_bytes = 16 MB, halfway to a 3x boost.
-  d.efficiency["gemm"].traffic.cache_boost = 3;
-  d.efficiency["gemm"].traffic.cache_bytes = 4.0 * 1024 * 4096;
+  d.efficiency[hw::entry("gemm")].traffic.cache_boost = 3;
+  d.efficiency[hw::entry("gemm")].traffic.cache_bytes = 4.0 * 1024 * 4096;
   const model::Roofline cached(d);
   CHECK(cached.estimate(op).memory_s == Approx(t.bytes / (100e9 * 0.1 * 2)).epsilon(kTight));
   // The device-level lookup keys the step the same way.
@@ -202,8 +202,8 @@ TEST_CASE("a library convolution on a CPU framework also allocates its layout bu
   hw::DeviceSpec d = model::test::round_device();
   d.kind = hw::DeviceKind::kCpu;
   d.allocation = {32.0 * 1024 * 1024, 2e9};
-  d.efficiency["conv"] = pytorch_rule();
-  d.efficiency["gemm"] = hw::ClassEfficiency{0.01, 1.0};
+  d.efficiency[hw::entry("conv")] = pytorch_rule();
+  d.efficiency[hw::entry("gemm")] = hw::ClassEfficiency{0.01, 1.0};
   const model::Roofline roofline(d);
   // MobileNet-v2's 1x1 24 -> 144 at 56x56, batch 32: X 9.6 MB (heap), Y 57.8 MB (fresh).
   graphs::Operator op = conv(32, 24, 56, 144, 1);

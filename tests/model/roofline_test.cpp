@@ -23,7 +23,7 @@ TEST_CASE("roofline: compute-bound time is FLOPs / (peak x efficiency) + latency
           "[model][roofline]") {
   hw::DeviceSpec d = test::round_device();
   d.launch_latency_s = 5e-6;
-  d.efficiency["default"] = hw::ClassEfficiency{0.5, 0.8};
+  d.efficiency[hw::entry("default")] = hw::ClassEfficiency{0.5, 0.8};
   // 1 GFLOP at 1 TFLOP/s x 0.5 = 2 ms; 1 MB at 100 GB/s x 0.8 = 12.5 us.
   const OpCost c = estimate(op_with(1e9, 1e6), d);
   CHECK(c.compute_s == Approx(2e-3));
@@ -35,13 +35,13 @@ TEST_CASE("roofline: compute-bound time is FLOPs / (peak x efficiency) + latency
 TEST_CASE("roofline: memory in series with compute adds the two times", "[model][roofline]") {
   hw::DeviceSpec d = test::round_device();
   d.launch_latency_s = 5e-6;
-  d.efficiency["default"] = hw::ClassEfficiency{0.5, 0.8};
-  d.efficiency["default"].traffic.memory_in_series = true;
+  d.efficiency[hw::entry("default")] = hw::ClassEfficiency{0.5, 0.8};
+  d.efficiency[hw::entry("default")].traffic.memory_in_series = true;
   // 2 ms of compute, then 100 MB at 80 GB/s (1.25 ms): one after the other, not the larger.
   const OpCost c = estimate(op_with(1e9, 1e8), d);
   CHECK(c.time_s == Approx(2e-3 + 1.25e-3 + 5e-6));
   CHECK(c.bound == Bound::kCompute);
-  d.efficiency["default"].traffic.memory_in_series = false;
+  d.efficiency[hw::entry("default")].traffic.memory_in_series = false;
   CHECK(estimate(op_with(1e9, 1e8), d).time_s == Approx(2e-3 + 5e-6));
 }
 
@@ -92,8 +92,8 @@ TEST_CASE("gemm efficiency: partial tiles and shallow reductions lose efficiency
 
 TEST_CASE("memory efficiency ramps with size", "[model][efficiency]") {
   hw::DeviceSpec d = test::round_device();
-  d.efficiency["default"] = hw::ClassEfficiency{1.0, 0.8};
-  d.efficiency["default"].traffic.half_bytes = 1e6;
+  d.efficiency[hw::entry("default")] = hw::ClassEfficiency{1.0, 0.8};
+  d.efficiency[hw::entry("default")].traffic.half_bytes = 1e6;
   CHECK(memory_efficiency(op_with(0, 1e6), d) == Approx(0.4));  // at half_bytes: half of 0.8
   CHECK(memory_efficiency(op_with(0, 1e12), d) == Approx(0.8).epsilon(1e-5));
 }

@@ -14,7 +14,7 @@ inline hw::DeviceSpec round_device() {
   d.parallel_units = 10;
   d.peak[Precision::kFp32] = {1e12, hw::ComputeUnit::kFma};
   d.memory.bandwidth_bytes_per_s = 100e9;
-  d.efficiency["default"] = hw::ClassEfficiency{1.0, 1.0};
+  d.efficiency[hw::entry("default")] = hw::ClassEfficiency{1.0, 1.0};
   return d;
 }
 

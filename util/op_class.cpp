@@ -1,8 +1,8 @@
-#include "graphs/op_class.h"
+#include "util/op_class.h"
 
 #include <array>
 
-namespace amdahl::graphs {
+namespace amdahl {
 namespace {
 constexpr std::array<std::string_view, kOpClassCount> kClassNames{
     "gemm",    "conv",      "rnn",     "attention",     "elementwise", "normalization", "reduction",
@@ -24,4 +24,4 @@ std::vector<std::string> op_class_names() {
   return std::vector<std::string>(kClassNames.begin(), kClassNames.end());
 }
 
-}  // namespace amdahl::graphs
+}  // namespace amdahl
