@@ -33,6 +33,16 @@ std::vector<std::int64_t> Layer::get_int_list(const std::string& key) const {
 }
 
 std::vector<std::int64_t> Layer::get_ints(const std::string& key, std::size_t n) const {
+  // The common cases with one lookup and one allocation (rules call this per op and per
+  // sweep point); anything else, errors included, goes the general way below.
+  if (const auto it = params.find(key); it != params.end()) {
+    if (const auto* i = std::get_if<std::int64_t>(&it->second))
+      return std::vector<std::int64_t>(n, *i);
+    if (const auto* list = std::get_if<std::vector<std::int64_t>>(&it->second)) {
+      if (list->size() == 1) return std::vector<std::int64_t>(n, list->front());
+      if (list->size() == n) return *list;
+    }
+  }
   std::vector<std::int64_t> v = get_int_list(key);
   if (v.size() == 1) v.resize(n, v.front());
   if (v.size() != n)

@@ -459,6 +459,7 @@ class Lowerer {
     if (run_dtype && is_half(*run_dtype))
       emit_weight_casts(rec, *run_dtype, deps, plan_rec.weight_casts);
     ForwardContext ctx(layer, rec.inputs, rec.outputs, options_.precision, training_);
+    ctx.emitted().reserve(2);  // most kinds emit one or two ops: no Operator moved on growth
     kind.forward(ctx);
     OpId last = deps.empty() ? kNoOp : deps.front().from;
     bool first = true;
@@ -552,6 +553,7 @@ class Lowerer {
       auto seeds = grad_sources;
       seeds.push_back({rec.last_forward, 0.0, BytesSource::zero()});  // saved activations
       BackwardContext ctx(*rec.layer, rec.inputs, rec.outputs, needs, options_.precision);
+      ctx.emitted().reserve(4);
       rec.kind->backward(ctx);
       rec.weight_grad.assign(rec.weights.size(), kNoOp);
       LoweringPlan::Record* plan_rec = plan_ ? &plan_->records[rec.plan_record] : nullptr;
@@ -809,6 +811,7 @@ class Relowerer {
     ForwardContext ctx(layer, sc.inputs, sc.outputs, plan_.options.precision,
                        plan_.options.mode == Mode::kTrain);
     ctx.skip_names();
+    ctx.emitted().reserve(r.forward_ops.size());
     r.kind->forward(ctx);
     if (ctx.emitted().size() != r.forward_ops.size()) return false;
     for (std::size_t i = 0; i < r.forward_ops.size(); ++i)
@@ -822,6 +825,7 @@ class Relowerer {
     const Scratch& sc = records_[index];
     BackwardContext ctx(layer_of(r), sc.inputs, sc.outputs, r.needs, plan_.options.precision);
     ctx.skip_names();
+    ctx.emitted().reserve(r.backward_ops.size());
     r.kind->backward(ctx);
     auto& emitted = ctx.emitted();
     if (emitted.size() != r.backward_ops.size() || ctx.passed().size() != r.passed) return false;

@@ -89,7 +89,12 @@ class OpGraph {
   OpGraph(OpGraph&&) noexcept = default;
   OpGraph& operator=(OpGraph&&) noexcept = default;
 
-  OpId add(Operator op) { return boost::add_vertex(std::move(op), *graph_ptr_); }
+  // Moves `op` in (Boost's add_vertex(property, g) copies it).
+  OpId add(Operator op) {
+    const OpId id = boost::add_vertex(*graph_ptr_);
+    (*graph_ptr_)[id] = std::move(op);
+    return id;
+  }
   // `to` consumes `bytes` produced by `from`; from < to is required (program order). False
   // when the edge was there already (it keeps its first bytes).
   bool depend(OpId from, OpId to, double bytes);

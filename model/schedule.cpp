@@ -154,6 +154,7 @@ Schedule simulate(const ScheduleInput& in, const std::vector<OpCost>& costs) {
 
   // Walk the critical path back from the end.
   std::vector<PathInterval> path;
+  path.reserve(n);  // a chain of ops is as long as the graph; spares re-growing it
   const double tail_start = last == kNoTask ? host : std::max(device_end, host);
   if (s.makespan_s > tail_start)
     path.push_back({tail_start, s.makespan_s, graphs::kNoOp, Bound::kDispatch});
