@@ -6,15 +6,16 @@
 // dilation (kernel - 1) + 1) step by `stride` over the input padded by `pad` on each side:
 // (in + 2 pad - span) / stride + 1, or none when the span exceeds the padded input.
 //
-// The input the windows read. Along one dimension, `out` windows of
-// `kernel` elements each touch at most out x kernel of the `in` input elements: all of them
+// The input the windows read: along one dimension, `out` windows of `kernel` elements each
+// touch at most out x kernel of the `in` input elements: all of them
 // when the windows overlap or abut (kernel >= stride), and only out x kernel when the kernel
 // is smaller than its stride. A 1x1 stride-2 convolution (ResNet's projection shortcuts)
 // thus reads a quarter of its input, and its forward and weight-gradient kernels move a
 // quarter of the input bytes; its data gradient still writes every element of dX (zeros
-// between the strided positions). graphs/ops/conv.cpp counts bytes this way, and so do the
-// calibration benches (calibrate/measured_op.h through the registry, calibrate/cuda/conv_bytes.h),
-// so that a fitted memory efficiency means the same thing in the fit and in predictions.
+// between the strided positions). graphs/ops/conv.cpp counts bytes this way; calibration
+// takes its ops from the registry (calibrate/measured_op.h) and the standalone CUDA bench
+// keeps a checked copy (calibrate/cuda/conv_bytes.h), so that a fitted memory efficiency
+// means the same thing in the fit and in predictions.
 
 #include <algorithm>
 #include <cstdint>
