@@ -87,33 +87,14 @@ std::vector<ClassPlan> gpu_plan() {
           memory_bound_plan("data_movement")};  // amdahl-cudabench copy_d2d
 }
 
-std::vector<SamplePart> rnn_step_parts(const Measurement& m, const graphs::Operator& op) {
-  const double steps = m.shape_number("timesteps");
-  // The step GEMM is batch x (gates * hidden) x hidden (measured_op.h).
-  const double units = static_cast<double>(op.gemm.m * op.gemm.k);
-  const double gate_units = static_cast<double>(op.gemm.m * op.gemm.n);
-  const double e = graphs::dtype_bytes(op.dtype);
-  graphs::Operator gemm = op;
-  gemm.flops /= steps;
-  gemm.bytes_read /= steps;
-  gemm.bytes_written /= steps;
-  // The pointwise cell: reads the gate pre-activations (both projections), writes the state.
-  graphs::Operator cell = op;
-  cell.name = op.name + ".cell";
-  cell.gemm = {};
-  cell.flops = 0;
-  cell.bytes_read = e * 2 * gate_units;
-  cell.bytes_written = e * units;
-  return {{gemm, steps}, {cell, steps}};
-}
-
 std::vector<Sample> to_samples(const std::vector<Measurement>& rows) {
   std::vector<Sample> out;
   out.reserve(rows.size());
   for (const auto& m : rows) {
     Sample s;
-    s.op = to_operator(m);
-    if (m.bench == "rnn_fwd" || m.bench == "rnn_bwd_data") s.parts = rnn_step_parts(m, s.op);
+    MeasuredOp measured = measured_op(m);
+    s.op = std::move(measured.op);
+    for (auto& step : measured.steps) s.parts.push_back({std::move(step.op), step.count});
     s.time_s = m.time_s;
     s.threads = m.shape.count("threads") ? static_cast<int>(m.shape_number("threads")) : 0;
     s.label = m.bench + " " + format_shape(m.shape);

@@ -60,14 +60,9 @@ std::vector<ClassPlan> gpu_plan();
 MeasurementSet prefer_framework_rows(const MeasurementSet& set,
                                      std::map<std::string, int>* left_out = nullptr);
 
-// An RNN row over its timesteps as predict lowers a recurrent layer (graphs/ops/recurrent.cpp):
-// per step the recurrent GEMM (`op`'s dims, its FLOPs and bytes over the steps) and the
-// pointwise cell (the gates read, the state written; no FLOPs that bind), each one launch.
-// `op` is to_operator(m), which checks the row's shape.
-std::vector<SamplePart> rnn_step_parts(const Measurement& m, const graphs::Operator& op);
-
-// Samples of `rows` (threads from the shape's `threads` key, 0 when absent; rnn_fwd and
-// rnn_bwd_data rows as their timesteps, rnn_step_parts).
+// Samples of `rows`, each the op its row times (measured_op.h), threads from the shape's
+// `threads` key (0 when absent); rnn_fwd and rnn_bwd_data rows as their timesteps, each step's
+// ops as the lowering of the recurrent layer runs them (MeasuredOp::steps).
 std::vector<Sample> to_samples(const std::vector<Measurement>& rows);
 
 // A planned class without measurements is skipped (the base's entry stays); a class that

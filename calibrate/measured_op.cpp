@@ -2,7 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
+#include <map>
+#include <mutex>
+
 #include "graphs/conv_traffic.h"
+#include "graphs/layer_kind.h"
+#include "graphs/lower.h"
+#include "graphs/network.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -22,39 +29,326 @@ UserError not_a_convolution(const std::string& bench) {
                                "conv_fwd, conv_bwd_data, conv_bwd_filter"));
 }
 
-graphs::GemmDims conv_dims(const std::string& bench, const ConvShape& g) {
-  const std::int64_t p = g.p(), q = g.q(), c = g.c / g.groups, k = g.k / g.groups;
-  if (bench == "conv_fwd") return {g.n * p * q, k, c * g.r * g.s, g.groups};
-  if (bench == "conv_bwd_data") return {g.n * g.h * g.w, c, k * g.r * g.s, g.groups};
-  if (bench == "conv_bwd_filter") return {k, c * g.r * g.s, g.n * p * q, g.groups};
-  throw not_a_convolution(bench);
+graphs::RawParam raw(std::string text) {
+  graphs::RawParam p;
+  p.text = std::move(text);
+  return p;
 }
 
-graphs::GemmDims rnn_dims(const Measurement& m) {
+graphs::RawParam raw(std::int64_t v) { return raw(std::to_string(v)); }
+
+graphs::RawParam raw_list(std::initializer_list<std::int64_t> values) {
+  graphs::RawParam p;
+  p.is_list = true;
+  for (std::int64_t v : values) p.items.push_back(std::to_string(v));
+  return p;
+}
+
+using Params = std::map<std::string, graphs::RawParam>;
+
+// One layer of `kind` with `params` (as a network file writes them) on an fp32 input of
+// `shape`, named after the bench it stands for.
+struct OneLayer {
+  std::string name;
+  std::string kind;
+  Params params;
+  graphs::Shape input;
+  Precision precision = Precision::kFp32;
+  bool training = false;
+};
+
+graphs::LayerDecl layer_decl(std::string name, std::string kind, std::vector<std::string> inputs,
+                             const Params& params, const SourceLocation& where) {
+  graphs::LayerDecl d;
+  d.name = std::move(name);
+  d.kind = std::move(kind);
+  d.inputs = std::move(inputs);
+  d.params = params;
+  for (auto& [key, p] : d.params) p.where = where;
+  d.where = where;
+  return d;
+}
+
+graphs::InputDecl input_decl(std::string name, const graphs::Shape& shape,
+                             const SourceLocation& where) {
+  graphs::InputDecl in{std::move(name), {}, graphs::DType::kF32, where};
+  for (std::int64_t v : shape) in.shape.push_back(std::to_string(v));
+  return in;
+}
+
+// The layer lowered alone. In training its input comes from a layer with a weight (a learned
+// scale), so that the layer's data gradient is emitted as it is inside a network (the first
+// layer of a network gets none), and a loss against a target of its output's shape closes the
+// network.
+graphs::LoweredNetwork lower_one_layer(const OneLayer& l) {
+  const SourceLocation where{"measurement " + l.name, 0, 0};
+  graphs::Network net;
+  net.name = l.name;
+  net.inputs.push_back(input_decl("x", l.input, where));
+  std::string source = "x";
+  if (l.training) {
+    net.layers.push_back(layer_decl(
+        "scale", "mul", {"x"}, {{"constant_shape", raw(1)}, {"trainable", raw("true")}}, where));
+    source = "scale";
+  }
+  net.layers.push_back(layer_decl(l.name, l.kind, {source}, l.params, where));
+  graphs::BoundNetwork bound = graphs::bind_sizes(net, {});
+  if (l.training) {
+    const graphs::Layer& layer = bound.layers.back();
+    const std::vector<graphs::TensorInfo> out =
+        graphs::layer_registry()
+            .get(layer.kind)
+            .infer(layer, {graphs::TensorInfo{l.input, graphs::DType::kF32}});
+    net.inputs.push_back(input_decl("target", out.front().shape, where));
+    net.layers.push_back(layer_decl("loss", "mse", {l.name, "target"}, {}, where));
+    bound = graphs::bind_sizes(net, {});
+  }
+  graphs::LoweringOptions options;
+  options.mode = l.training ? graphs::Mode::kTrain : graphs::Mode::kInfer;
+  options.precision = l.precision;
+  return graphs::lower(bound, options);
+}
+
+// The ops of the layer `name` in `phase`, in program order.
+std::vector<const graphs::Operator*> layer_ops(const graphs::LoweredNetwork& n,
+                                               const std::string& name, graphs::Phase phase) {
+  std::vector<const graphs::Operator*> out;
+  for (graphs::OpId id = 0; id < n.graph.size(); ++id) {
+    const graphs::Operator& op = n.graph.op(id);
+    if (op.layer == name && op.phase == phase) out.push_back(&op);
+  }
+  return out;
+}
+
+graphs::Phase bench_phase(const std::string& bench) {
+  if (bench.ends_with("_bwd_data")) return graphs::Phase::kBackwardData;
+  if (bench.ends_with("_bwd_filter")) return graphs::Phase::kBackwardWeight;
+  return graphs::Phase::kForward;
+}
+
+// The one GEMM-like op of `l` in the bench's phase (bias and casts are other classes).
+graphs::Operator gemm_like_op(const OneLayer& l, const std::string& bench) {
+  const graphs::LoweredNetwork n = lower_one_layer(l);
+  for (const graphs::Operator* op : layer_ops(n, l.name, bench_phase(bench)))
+    if (!op->gemm.empty()) return *op;
+  throw InternalError(fmt::format("the {} layer of bench {} lowers to no GEMM-like op in its phase",
+                                  l.kind, bench));
+}
+
+Precision row_precision(const Measurement& m) {
+  if (m.precision == "none") return Precision::kFp32;
+  const auto p = parse_precision(m.precision);
+  if (!p)
+    throw UserError(fmt::format("measurement {}: unknown precision '{}' (expected one of: {})",
+                                m.bench, m.precision, join(precision_names())));
+  return *p;
+}
+
+Precision element_precision(double element_bytes) {
+  if (element_bytes == 4) return Precision::kFp32;
+  if (element_bytes == 2) return Precision::kFp16;
+  throw UserError(fmt::format("convolution elements of {} bytes (expected 4, fp32, or 2, fp16)",
+                              element_bytes));
+}
+
+OneLayer conv_layer(const std::string& bench, const ConvShape& g, Precision precision) {
+  if (bench != "conv_fwd" && bench != "conv_bwd_data" && bench != "conv_bwd_filter")
+    throw not_a_convolution(bench);
+  return {bench,
+          "conv2d",
+          {{"out_channels", raw(g.k)},
+           {"kernel", raw_list({g.r, g.s})},
+           {"stride", raw(g.stride)},
+           {"padding", raw(g.pad)},
+           {"groups", raw(g.groups)},
+           {"bias", raw("false")}},
+          {g.n, g.c, g.h, g.w},
+          precision,
+          bench != "conv_fwd"};
+}
+
+// The layer a GEMM bench's m, n, k are the dims of (the header's table).
+OneLayer gemm_layer(const Measurement& m, Precision precision) {
+  const std::int64_t rows = integer(m, "m"), cols = integer(m, "n"), depth = integer(m, "k");
+  auto linear = [&](std::int64_t batch_rows, std::int64_t in, std::int64_t out) {
+    return OneLayer{
+        m.bench,          "linear",  {{"out_features", raw(out)}, {"bias", raw("false")}},
+        {batch_rows, in}, precision, m.bench != "gemm"};
+  };
+  if (m.bench == "gemm_bwd_data") return linear(rows, cols, depth);
+  if (m.bench == "gemm_bwd_filter") return linear(depth, cols, rows);
+  if (m.bench != "gemm")
+    throw UserError(fmt::format("bench '{}' is not a GEMM (expected one of: {})", m.bench,
+                                "gemm, gemm_bwd_data, gemm_bwd_filter"));
+  return linear(rows, depth, cols);
+}
+
+// A batched GEMM: a matmul of two inputs, lowered in inference (no gradient bench is batched).
+graphs::Operator batched_gemm_op(const Measurement& m, Precision precision) {
+  const std::int64_t batch = integer(m, "batch"), rows = integer(m, "m");
+  const std::int64_t cols = integer(m, "n"), depth = integer(m, "k");
+  if (m.bench != "gemm")
+    throw UserError(fmt::format("measurement {} {}: only the gemm bench runs batched", m.bench,
+                                format_shape(m.shape)));
+  const SourceLocation where{"measurement " + m.bench, 0, 0};
+  graphs::Network net;
+  net.name = m.bench;
+  net.inputs.push_back(input_decl("a", {batch, rows, depth}, where));
+  net.inputs.push_back(input_decl("b", {batch, depth, cols}, where));
+  net.layers.push_back(layer_decl(m.bench, "matmul", {"a", "b"}, {}, where));
+  graphs::LoweringOptions options;
+  options.mode = graphs::Mode::kInfer;
+  options.precision = precision;
+  const graphs::LoweredNetwork n = graphs::lower(graphs::bind_sizes(net, {}), options);
+  return *layer_ops(n, m.bench, graphs::Phase::kForward).front();
+}
+
+// The registry's recurrent layer kind of a DeepBench cell type, and its parameters.
+std::pair<std::string, Params> rnn_kind(const std::string& type) {
+  if (type == "lstm") return {"lstm", {}};
+  if (type == "gru") return {"gru", {}};
+  // DeepBench's vanilla RNN runs cuDNN's CUDNN_RNN_RELU mode.
+  if (type == "vanilla") return {"rnn", {{"nonlinearity", raw("relu")}}};
+  throw UserError(fmt::format("unknown RNN type '{}' (expected one of: vanilla, lstm, gru)", type));
+}
+
+OneLayer rnn_layer(const std::string& bench, const std::string& type, std::int64_t hidden,
+                   std::int64_t batch, std::int64_t steps, Precision precision) {
+  auto [kind, params] = rnn_kind(type);
+  params["hidden_size"] = raw(hidden);
+  // Training in every direction: DeepBench's RNN rows are training kernels, the forward one
+  // cudnnRNNForwardTraining, whose cell also keeps the gates for the backward pass.
+  return {bench, kind, params, {steps, batch, hidden}, precision, true};
+}
+
+// An op of a timestep is named "<layer>.l<i>[r].t<step>.<part>" (graphs/ops/recurrent.cpp);
+// the part, or empty for a per-layer op.
+std::string step_part(const graphs::Operator& op) {
+  for (auto t = op.name.find(".t"); t != std::string::npos; t = op.name.find(".t", t + 1)) {
+    const auto dot = op.name.find('.', t + 2);
+    if (dot == std::string::npos || dot == t + 2) continue;
+    if (op.name.find_first_not_of("0123456789", t + 2) == dot) return op.name.substr(dot + 1);
+  }
+  return {};
+}
+
+MeasuredOp rnn_measured_op(const Measurement& m, Precision precision) {
   const auto it = m.shape.find("type");
   if (it == m.shape.end())
     throw UserError(fmt::format("measurement {} {} has no 'type' in its shape", m.bench,
                                 format_shape(m.shape)));
-  const std::int64_t gates = rnn_gates(it->second);
-  const std::int64_t hidden = integer(m, "hidden"), batch = integer(m, "batch");
-  const std::int64_t steps = integer(m, "timesteps");
-  if (m.bench == "rnn_fwd" || m.bench == "rnn_bwd_data") return {batch, gates * hidden, hidden, 1};
-  if (m.bench == "rnn_bwd_filter") return {gates * hidden, hidden, batch * steps, 1};
-  throw UserError(fmt::format("bench '{}' is not an RNN (expected one of: {})", m.bench,
-                              "rnn_fwd, rnn_bwd_data, rnn_bwd_filter"));
+  if (m.bench != "rnn_fwd" && m.bench != "rnn_bwd_data" && m.bench != "rnn_bwd_filter")
+    throw UserError(fmt::format("bench '{}' is not an RNN (expected one of: {})", m.bench,
+                                "rnn_fwd, rnn_bwd_data, rnn_bwd_filter"));
+  const OneLayer l = rnn_layer(m.bench, it->second, integer(m, "hidden"), integer(m, "batch"),
+                               integer(m, "timesteps"), precision);
+  const graphs::LoweredNetwork n = lower_one_layer(l);
+  const auto ops = layer_ops(n, l.name, bench_phase(m.bench));
+  MeasuredOp out;
+  if (m.bench == "rnn_bwd_filter") {
+    for (const graphs::Operator* op : ops)
+      if (op->name.ends_with(".bwd_w_hh")) out.op = *op;
+    if (out.op.gemm.empty())
+      throw InternalError(
+          fmt::format("the {} layer lowers to no recurrent weight gradient", l.kind));
+    return out;
+  }
+  // The recurrence: the ops of every timestep, counted per part.
+  for (const graphs::Operator* op : ops) {
+    const std::string part = step_part(*op);
+    if (part.empty()) continue;
+    bool counted = false;
+    for (auto& s : out.steps)
+      if (step_part(s.op) == part) {
+        s.count += 1;
+        counted = true;
+      }
+    if (!counted) out.steps.push_back({*op, 1});
+  }
+  if (out.steps.empty())
+    throw InternalError(fmt::format("the {} layer lowers to no timestep", l.kind));
+  // The recurrent GEMM stands for the row (the first step part with GEMM dims).
+  out.op = out.steps.front().op;
+  for (const auto& s : out.steps)
+    if (!s.op.gemm.empty()) {
+      out.op = s.op;
+      break;
+    }
+  return out;
+}
+
+MeasuredOp lowered_op(const Measurement& m, Precision precision) {
+  if (m.bench == "gemm" || m.bench.starts_with("gemm_")) {
+    if (integer_or(m, "batch", 1) > 1) return {batched_gemm_op(m, precision), {}};
+    return {gemm_like_op(gemm_layer(m, precision), m.bench), {}};
+  }
+  if (m.bench.starts_with("conv_")) {
+    const ConvShape g = conv_shape(m);
+    return {gemm_like_op(conv_layer(m.bench, g, precision), m.bench), {}};
+  }
+  return rnn_measured_op(m, precision);
+}
+
+bool lowered_bench(const std::string& bench) {
+  return bench == "gemm" || bench.starts_with("gemm_") || bench.starts_with("conv_") ||
+         bench.starts_with("rnn_");
+}
+
+// Lowerings by row (bench, precision, shape): a fit converts each row once per fold and
+// structure, and an RNN row lowers every timestep.
+const MeasuredOp& cached_lowering(const Measurement& m, Precision precision) {
+  static std::mutex mutex;
+  static std::map<std::string, MeasuredOp> cache;
+  const std::string key = m.bench + ' ' + m.precision + ' ' + format_shape(m.shape);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  MeasuredOp op = lowered_op(m, precision);
+  const std::lock_guard<std::mutex> lock(mutex);
+  return cache.try_emplace(key, std::move(op)).first->second;
+}
+
+std::int64_t output_extent(std::int64_t in, std::int64_t kernel, std::int64_t pad,
+                           std::int64_t stride) {
+  const auto out = graphs::conv_output_extent(in, kernel, pad, stride);
+  if (!out)
+    throw UserError(
+        fmt::format("convolution of size {} (pad {}) with kernel {} stride {} has no output", in,
+                    pad, kernel, stride));
+  return *out;
 }
 
 }  // namespace
 
-std::int64_t conv_out_dim(std::int64_t in, std::int64_t kernel, std::int64_t pad,
-                          std::int64_t stride) {
-  if (stride <= 0 || in + 2 * pad < kernel)
-    throw UserError(
-        fmt::format("convolution of size {} (pad {}) with kernel {} stride {} has no "
-                    "output",
-                    in, pad, kernel, stride));
-  return (in + 2 * pad - kernel) / stride + 1;
+graphs::Operator layer_op(const std::string& kind,
+                          const std::map<std::string, std::vector<std::int64_t>>& params,
+                          const graphs::Shape& input, graphs::Phase phase, bool training) {
+  OneLayer l{kind, kind, {}, input, Precision::kFp32, training};
+  for (const auto& [key, values] : params) {
+    graphs::RawParam p = values.size() == 1 ? raw(values.front()) : graphs::RawParam{};
+    if (values.size() != 1) {
+      p.is_list = true;
+      for (std::int64_t v : values) p.items.push_back(std::to_string(v));
+    }
+    l.params[key] = p;
+  }
+  const graphs::LoweredNetwork n = lower_one_layer(l);
+  const auto ops = layer_ops(n, l.name, phase);
+  if (ops.empty())
+    throw UserError(fmt::format("a {} layer on {} has no {} op", kind, graphs::shape_str(input),
+                                graphs::phase_name(phase)));
+  return *ops.front();
 }
+
+void count_from_registry(Measurement& m) {
+  const graphs::Operator op = to_operator(m);
+  m.flops = op.flops;
+  m.bytes = op.bytes();
+}
+
+std::int64_t ConvShape::p() const { return output_extent(h, r, pad, stride); }
+std::int64_t ConvShape::q() const { return output_extent(w, s, pad, stride); }
 
 ConvShape conv_shape(const Measurement& m) {
   ConvShape g{integer(m, "n"), integer(m, "c"),   integer(m, "h"),
@@ -67,63 +361,53 @@ ConvShape conv_shape(const Measurement& m) {
   return g;
 }
 
-double conv_flops(const ConvShape& g) {
-  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
-  return 2.0 * d(g.n) * d(g.k) * d(g.p()) * d(g.q()) * d(g.c / g.groups) * d(g.r) * d(g.s);
+graphs::Operator conv_operator(const std::string& bench, const ConvShape& g, double element_bytes) {
+  return gemm_like_op(conv_layer(bench, g, element_precision(element_bytes)), bench);
 }
 
+double conv_flops(const ConvShape& g) { return conv_operator("conv_fwd", g).flops; }
+
 double conv_bytes(const std::string& bench, const ConvShape& g, double element_bytes) {
-  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
-  const std::int64_t p = g.p(), q = g.q();
-  double x = d(g.n) * d(g.c) * d(g.h) * d(g.w);
-  if (bench == "conv_fwd" || bench == "conv_bwd_filter")
-    x = d(g.n) * d(g.c) * d(graphs::conv_input_extent(g.h, p, g.r)) *
-        d(graphs::conv_input_extent(g.w, q, g.s));
-  else if (bench != "conv_bwd_data")
-    throw not_a_convolution(bench);
-  return element_bytes *
-         (x + d(g.k) * d(g.c / g.groups) * d(g.r) * d(g.s) + d(g.n) * d(g.k) * d(p) * d(q));
+  return conv_operator(bench, g, element_bytes).bytes();
 }
 
 int rnn_gates(const std::string& rnn_type) {
-  if (rnn_type == "vanilla") return 1;
-  if (rnn_type == "lstm") return 4;
-  if (rnn_type == "gru") return 3;
-  throw UserError(
-      fmt::format("unknown RNN type '{}' (expected one of: vanilla, lstm, gru)", rnn_type));
+  const graphs::Operator step =
+      rnn_measured_op(
+          Measurement{"rnn_fwd",
+                      "rnn",
+                      "fp32",
+                      {{"type", rnn_type}, {"hidden", "1"}, {"batch", "1"}, {"timesteps", "1"}}},
+          Precision::kFp32)
+          .op;
+  return static_cast<int>(step.gemm.n);  // the recurrent GEMM's n is gates x hidden
 }
 
-graphs::Operator to_operator(const Measurement& m) {
-  graphs::Operator op;
+MeasuredOp measured_op(const Measurement& m) {
   const auto op_class = graphs::parse_op_class(m.op_class);
   if (!op_class)
     throw UserError(fmt::format("measurement {}: unknown op class '{}' (expected one of: {})",
                                 m.bench, m.op_class, join(graphs::op_class_names())));
-  op.op_class = *op_class;
-  if (m.precision != "none") {
-    const auto p = parse_precision(m.precision);
-    if (!p)
-      throw UserError(fmt::format("measurement {}: unknown precision '{}' (expected one of: {})",
-                                  m.bench, m.precision, join(precision_names())));
-    op.precision = *p;
+  const Precision precision = row_precision(m);
+  if (!lowered_bench(m.bench)) {
+    MeasuredOp out;
+    out.op.op_class = *op_class;
+    out.op.precision = precision;
+    out.op.name = m.bench;
+    out.op.kind = m.bench;
+    out.op.phase = bench_phase(m.bench);
+    out.op.flops = m.flops;
+    out.op.bytes_read = m.bytes;
+    return out;
   }
-  op.name = m.bench;
-  op.kind = m.bench;
-  op.flops = m.flops;
-  op.bytes_read = m.bytes;
-  if (m.bench == "gemm" || m.bench.starts_with("gemm_"))
-    op.gemm = {integer(m, "m"), integer(m, "n"), integer(m, "k"), integer_or(m, "batch", 1)};
-  else if (m.bench.starts_with("conv_")) {
-    const ConvShape g = conv_shape(m);
-    op.gemm = conv_dims(m.bench, g);
-    graphs::describe_convolution(
-        op, {g.n, g.c, g.h, g.w, g.k, g.r, g.s, g.p(), g.q(), g.groups, g.stride, g.stride}, true);
-  } else if (m.bench.starts_with("rnn_")) {
-    op.gemm = rnn_dims(m);
-  }
-  if (m.bench.ends_with("_bwd_data")) op.phase = graphs::Phase::kBackwardData;
-  if (m.bench.ends_with("_bwd_filter")) op.phase = graphs::Phase::kBackwardWeight;
-  return op;
+  MeasuredOp out = cached_lowering(m, precision);
+  if (out.op.op_class != *op_class)
+    throw UserError(fmt::format("measurement {} {}: op class '{}', but the bench times a {} op",
+                                m.bench, format_shape(m.shape), m.op_class,
+                                graphs::op_class_name(out.op.op_class)));
+  return out;
 }
+
+graphs::Operator to_operator(const Measurement& m) { return measured_op(m).op; }
 
 }  // namespace amdahl::calibrate

@@ -1,60 +1,99 @@
 #pragma once
-// The operator a kernel measurement times, built so that a fitted efficiency model is
-// evaluated through model::estimate exactly as predictions evaluate it.
+// The operator a kernel measurement times, taken from the lowering of a one-layer network
+// through the layer registry (graphs::lower; training mode for a backward bench and for the
+// RNN benches, DeepBench's training kernels), so that a
+// fitted efficiency model is evaluated on the op that predictions evaluate: its FLOPs, bytes,
+// GEMM dims and convolution description are the registry's, never counted a second time here.
 //
-// FLOPs and bytes come from the measurement row (each bench writes them by the formulas in
-// measurement_format.md); the GEMM dims come from the shape and follow the lowering rules:
-//   gemm                m, n, k (batch: `batch`, default 1); gemm_bwd_data and
-//                       gemm_bwd_filter (a linear layer's gradient GEMMs) the same
-//   conv_fwd            m = N*P*Q, n = K, k = C*R*S            (graphs/ops/conv.cpp)
-//   conv_bwd_data       m = N*H*W, n = C, k = K*R*S
-//   conv_bwd_filter     m = K,     n = C*R*S, k = N*P*Q
-//   (with `groups` g in the shape, default 1: C and K become C/g and K/g and the GEMM runs
-//   as a batch of g, as the lowering does for grouped and depthwise convolutions)
-//   rnn_fwd, rnn_bwd_data   one timestep's recurrent GEMM: m = batch, n = gates*hidden,
-//                       k = hidden (the FLOPs cover all timesteps, which run in sequence;
-//                       the fit costs the row step by step, calibration.h rnn_step_parts)
-//   rnn_bwd_filter      m = gates*hidden, n = hidden, k = batch*timesteps
-//   with P = (H + 2 pad - R) / stride + 1, Q = (W + 2 pad - S) / stride + 1 and
-//   gates = 1 (vanilla), 4 (lstm), 3 (gru).
-// Every other bench is a memory-bound op with no GEMM dims.
+//   bench              layer (no bias)                                   op taken
+//   gemm               linear, input [m, k], out_features n             forward
+//                      (batch b > 1: matmul [b, m, k] x [b, k, n])
+//   gemm_bwd_data      linear, input [m, n], out_features k             data gradient
+//   gemm_bwd_filter    linear, input [k, n], out_features m             weight gradient
+//   conv_fwd           conv2d, input [n, c, h, w], out_channels k,      forward
+//   conv_bwd_data        kernel [r, s], stride, padding pad, groups     data gradient
+//   conv_bwd_filter      (default 1)                                     weight gradient
+//   rnn_fwd            lstm / gru / rnn (type lstm, gru, vanilla: relu   per timestep, the
+//   rnn_bwd_data         as DeepBench's CUDNN_RNN_RELU), input            recurrent GEMM and
+//                        [timesteps, batch, hidden], hidden_size hidden   the pointwise cell
+//                                                                        (forward or gradient)
+//   rnn_bwd_filter                                                       recurrent weight grad
+// An RNN row times a layer's recurrence (DeepBench's FLOPs count the recurrent GEMMs only),
+// so the input projection GEMMs, which the lowering emits once per layer, are not part of it.
+// Every other bench is a memory-bound op: the row's FLOPs and bytes, no GEMM dims.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "calibrate/measurement.h"
 #include "graphs/op_graph.h"
 
 namespace amdahl::calibrate {
 
-// Throws UserError for an op class amdahl does not know, an unknown precision, or a shape
-// missing a key the bench needs.
+struct MeasuredOp {
+  // The op the row times; for a row run as a sequence of ops (`steps`), the first step's op,
+  // which stands for the sequence where a fit looks at a shape (its GEMM dims, phase).
+  graphs::Operator op;
+  struct Step {
+    graphs::Operator op;
+    double count = 1;  // how many times the lowering runs it
+  };
+  // An RNN row's timesteps (rnn_fwd, rnn_bwd_data): each op of one step and how many times the
+  // lowered layer runs it. Empty for a row that is one op.
+  std::vector<Step> steps;
+};
+
+// Throws UserError for an op class amdahl does not know, an unknown precision, a shape missing
+// a key the bench needs, a shape the layer rejects, or a row whose op class is not the class of
+// the op its bench lowers to. Lowerings are kept per distinct row (a fit converts each row many
+// times over its folds and structures), so a repeated call is a lookup.
+MeasuredOp measured_op(const Measurement& m);
+// measured_op(m).op.
 graphs::Operator to_operator(const Measurement& m);
 
-// Output size of a convolution along one dim (the formula above).
-std::int64_t conv_out_dim(std::int64_t in, std::int64_t kernel, std::int64_t pad,
-                          std::int64_t stride);
+// The op of `phase` that one layer of `kind` lowers to, with integer `params` (one value a
+// scalar, more a list, as a network file writes them) on an fp32 input of shape `input`,
+// lowered for training when `training` (a backward phase needs it): the first such op of the
+// layer. For benches that time one layer kind directly (calibrate/cpu/framework_kernels.h).
+// UserError for parameters or an input the layer rejects, or a layer without an op in `phase`.
+graphs::Operator layer_op(const std::string& kind,
+                          const std::map<std::string, std::vector<std::int64_t>>& params,
+                          const graphs::Shape& input, graphs::Phase phase, bool training);
+
+// The row's FLOPs and bytes set to those of the op it times (measured_op), for a bench that
+// writes rows of a lowered kind (gemm, conv, rnn benches).
+void count_from_registry(Measurement& m);
 
 // A convolution's shape as the conv benches' `shape` cells name it (square padding and
 // stride).
 struct ConvShape {
   std::int64_t n, c, h, w, k, r, s, pad, stride;
   std::int64_t groups = 1;
-  std::int64_t p() const { return conv_out_dim(h, r, pad, stride); }
-  std::int64_t q() const { return conv_out_dim(w, s, pad, stride); }
+  // Output height and width (graphs/conv_traffic.h conv_output_extent); UserError when the
+  // window does not fit the padded input.
+  std::int64_t p() const;
+  std::int64_t q() const;
 };
 
 // The shape of a conv bench's row (keys n c h w k r s pad stride, optional groups); UserError
 // for a missing key or groups that do not divide C and K.
 ConvShape conv_shape(const Measurement& m);
 
-// Direct-convolution FLOPs of one direction: 2 N K P Q (C / groups) R S.
+// The op a convolution bench (conv_fwd, conv_bwd_data, conv_bwd_filter) times on elements of
+// `element_bytes` (4: fp32, 2: fp16), as the registry lowers the layer above. UserError for a
+// bench that is not a convolution, another element size, or a shape the layer rejects.
+graphs::Operator conv_operator(const std::string& bench, const ConvShape& g,
+                               double element_bytes = 4);
+// Its FLOPs (the direct convolution's, 2 N K P Q (C / groups) R S, any direction) and its
+// bytes (measurement_format.md: X as the windows read it, graphs/conv_traffic.h, for conv_fwd
+// and conv_bwd_filter, all of dX for conv_bwd_data, plus W and Y or dY).
 double conv_flops(const ConvShape& g);
-
-// A conv bench's `bytes` (measurement_format.md), as graphs/ops/conv.cpp counts them: X as
-// the windows read it (graphs/conv_traffic.h) for conv_fwd and conv_bwd_filter, all of dX for
-// conv_bwd_data, plus W (K x C/groups x R x S) and Y (dY). UserError for a bench that is not a
-// convolution.
 double conv_bytes(const std::string& bench, const ConvShape& g, double element_bytes);
 
-// Gates of a cuDNN RNN cell type (vanilla 1, lstm 4, gru 3); UserError for others.
+// Gates of a cuDNN RNN cell type (vanilla 1, lstm 4, gru 3), as the registry's recurrent
+// layer of that type has them; UserError for other types.
 int rnn_gates(const std::string& rnn_type);
 
 }  // namespace amdahl::calibrate

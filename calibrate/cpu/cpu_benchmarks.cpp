@@ -161,8 +161,6 @@ void gemm_benchmarks(const CpuBenchOptions& o, MeasurementSet& set, std::ostream
     std::vector<float> c(static_cast<std::size_t>(s.m * s.n), 0.0f);
     for (int t : thread_counts(o.cores)) {
       omp_set_num_threads(t);
-      const double flops = 2.0 * s.m * s.n * s.k;
-      const double bytes = 4.0 * (s.m * s.k + s.k * s.n + s.m * s.n);
       Measurement m = row("gemm", "gemm",
                           {{"m", std::to_string(s.m)},
                            {"n", std::to_string(s.n)},
@@ -170,7 +168,8 @@ void gemm_benchmarks(const CpuBenchOptions& o, MeasurementSet& set, std::ostream
                            {"ta", "N"},
                            {"tb", "N"},
                            {"threads", std::to_string(t)}},
-                          flops, bytes);
+                          0, 0);
+      count_from_registry(m);
       record(
           set, std::move(m),
           [&] {

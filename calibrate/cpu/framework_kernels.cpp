@@ -32,43 +32,37 @@ constexpr MemoryBench kMemoryBenches[] = {{"elementwise_add", "elementwise", 1, 
                                           {"alloc_fresh", "allocation", 0, 4},
                                           {"alloc_reused", "allocation", 0, 4}};
 
-// Batch norm and max pooling on an n x c x h x w input, counted as graphs/ops/norm.cpp and
-// graphs/ops/pool.cpp count them (fp32): the training forward reads the input twice and
-// writes it once; the backward reads input and output gradient twice each and writes dX and
-// dgamma, dbeta; the inference forward (running statistics) reads and writes it once;
-// pooling reads its input once and writes its output (P x Q), its backward reads dY and the
-// input and writes dX.
+// Batch norm and max pooling on an n x c x h x w input: the op the registry's layer lowers to
+// (graphs/ops/norm.cpp, graphs/ops/pool.cpp): the training forward and the data gradient of
+// batchnorm2d, its inference forward (one scale-shift pass, an elementwise op), and maxpool2d's
+// forward and data gradient.
 bool activation_bench(Measurement& m) {
-  const auto e = [&](const char* key) { return m.shape_number(key); };
-  if (m.bench == "batchnorm_fwd" || m.bench == "batchnorm_bwd_data") {
-    m.op_class = "normalization";
-    const double x = e("n") * e("c") * e("h") * e("w");
-    const bool fwd = m.bench == "batchnorm_fwd";
-    m.flops = (fwd ? 7 : 9) * x;
-    m.bytes = fwd ? 4 * (2 * x + x) : 4 * (2 * (x + x) + x + 2 * e("c"));
-    return true;
-  }
-  if (m.bench == "batchnorm_infer") {  // one scale-shift pass: an elementwise op
-    m.op_class = "elementwise";
-    const double x = e("n") * e("c") * e("h") * e("w");
-    m.flops = 2 * x;
-    m.bytes = 4 * (x + x);
-    return true;
-  }
-  if (m.bench == "maxpool_fwd" || m.bench == "maxpool_bwd_data") {
-    m.op_class = "pooling";
-    const auto out = [&](const char* in, const char* kernel) {
-      return static_cast<double>(conv_out_dim(
-          static_cast<std::int64_t>(e(in)), static_cast<std::int64_t>(e(kernel)),
-          static_cast<std::int64_t>(e("pad")), static_cast<std::int64_t>(e("stride"))));
-    };
-    const double x = e("n") * e("c") * e("h") * e("w");
-    const double y = e("n") * e("c") * out("h", "r") * out("w", "s");
-    m.flops = y * e("r") * e("s");
-    m.bytes = m.bench == "maxpool_fwd" ? 4 * (x + y) : 4 * (y + x + x);
-    return true;
-  }
-  return false;
+  struct LayerBench {
+    const char* bench;
+    const char* kind;
+    graphs::Phase phase;
+    bool training;
+  };
+  constexpr LayerBench kLayerBenches[] = {
+      {"batchnorm_fwd", "batchnorm2d", graphs::Phase::kForward, true},
+      {"batchnorm_bwd_data", "batchnorm2d", graphs::Phase::kBackwardData, true},
+      {"batchnorm_infer", "batchnorm2d", graphs::Phase::kForward, false},
+      {"maxpool_fwd", "maxpool2d", graphs::Phase::kForward, false},
+      {"maxpool_bwd_data", "maxpool2d", graphs::Phase::kBackwardData, true}};
+  const LayerBench* found = nullptr;
+  for (const auto& b : kLayerBenches)
+    if (m.bench == b.bench) found = &b;
+  if (!found) return false;
+  const auto e = [&](const char* key) { return static_cast<std::int64_t>(m.shape_number(key)); };
+  std::map<std::string, std::vector<std::int64_t>> params;
+  if (std::string(found->kind) == "maxpool2d")
+    params = {{"kernel", {e("r"), e("s")}}, {"stride", {e("stride")}}, {"padding", {e("pad")}}};
+  const graphs::Operator op = layer_op(found->kind, params, {e("n"), e("c"), e("h"), e("w")},
+                                       found->phase, found->training);
+  m.op_class = std::string(graphs::op_class_name(op.op_class));
+  m.flops = op.flops;
+  m.bytes = op.bytes();
+  return true;
 }
 
 std::vector<std::string> known_benches() {
@@ -98,14 +92,10 @@ Measurement framework_measurement(const std::string& bench,
     m.precision = "none";
   } else if (bench == "gemm" || bench == "gemm_bwd_data" || bench == "gemm_bwd_filter") {
     m.op_class = "gemm";
-    const double r = m.shape_number("m"), c = m.shape_number("n"), k = m.shape_number("k");
-    m.flops = 2 * r * c * k;
-    m.bytes = 4 * (r * k + k * c + r * c);
+    count_from_registry(m);
   } else if (bench.starts_with("conv_")) {
     m.op_class = "conv";
-    const ConvShape g = conv_shape(m);
-    m.flops = conv_flops(g);
-    m.bytes = conv_bytes(bench, g, 4.0);
+    count_from_registry(m);
   } else if (!activation_bench(m)) {
     const MemoryBench* found = nullptr;
     for (const auto& b : kMemoryBenches)

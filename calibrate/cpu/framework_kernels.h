@@ -64,9 +64,10 @@ bool run_framework_kernels(const FrameworkKernelOptions& options, FrameworkKerne
 // (framework_measurement). UserError naming the line for anything else.
 FrameworkKernels parse_framework_output(const std::string& text);
 
-// A framework row as a measurement: op class and FLOPs/bytes by the bench's formula
-// (measurement_format.md; convolutions through conv_bytes, with `groups`). UserError for a
-// bench it does not know (listing the known ones).
+// A framework row as a measurement: op class and FLOPs/bytes (measurement_format.md): for the
+// GEMM, convolution (with `groups`), batch-norm and max-pooling benches those of the op the
+// layer registry lowers the bench's layer to (calibrate/measured_op.h), for the memory-bound
+// loops per element. UserError for a bench it does not know (listing the known ones).
 Measurement framework_measurement(const std::string& bench,
                                   std::map<std::string, std::string> shape, double time_s,
                                   int reps);

@@ -86,13 +86,13 @@ struct ConvGeometry : WindowGeometry {
 std::int64_t out_dim(const Layer& layer, std::int64_t in, std::int64_t kernel, std::int64_t stride,
                      std::int64_t dilation, std::int64_t pad, const std::string& mode) {
   if (mode == "same") return (in + stride - 1) / stride;
-  const std::int64_t effective = dilation * (kernel - 1) + 1;
-  const std::int64_t padded = in + (mode == "valid" ? 0 : 2 * pad);
-  check(padded >= effective, layer, [&] {
-    return fmt::format("kernel {} (dilated {}) is larger than the padded input {}", kernel,
-                       effective, padded);
+  const std::int64_t padding = mode == "valid" ? 0 : pad;
+  const auto out = conv_output_extent(in, kernel, padding, stride, dilation);
+  check(out.has_value(), layer, [&] {
+    return fmt::format("kernel {} (dilated {}) with stride {} has no output on the padded input {}",
+                       kernel, dilation * (kernel - 1) + 1, stride, in + 2 * padding);
   });
-  return (padded - effective) / stride + 1;
+  return *out;
 }
 
 ConvGeometry geometry(const Layer& layer, const TensorInfo& x) {
