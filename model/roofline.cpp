@@ -28,23 +28,38 @@ Roofline::Roofline(const hw::DeviceSpec& device) : device_(&device) {
       Rate& r = rates_[matrix][p];
       if (!peak) {
         r.flops_per_s = fp32_rate;
-        r.note = fmt::format("{} has no {} rate; costed at its fp32 rate", device.model,
-                             precision_name(precision));
+        r.note = RateNote::kNoRate;
       } else if (!matrix && precision != Precision::kFp32 &&
                  (peak->unit == hw::ComputeUnit::kTensor ||
                   peak->unit == hw::ComputeUnit::kMatrix) &&
                  fp32 && fp32->unit != hw::ComputeUnit::kTensor &&
                  fp32->unit != hw::ComputeUnit::kMatrix) {
         r.flops_per_s = fp32_rate;
-        r.note = fmt::format(
-            "{}: its {} rate is a {} rate; non-matrix ops at {} costed at the fp32 {} rate",
-            device.model, precision_name(precision), hw::compute_unit_name(peak->unit),
-            precision_name(precision), hw::compute_unit_name(fp32->unit));
+        r.note = RateNote::kNonMatrixUnit;
+        r.unit = peak->unit;
+        r.fp32_unit = fp32->unit;
       } else {
         r.flops_per_s = peak->flops_per_s;
       }
     }
   }
+}
+
+std::string Roofline::rate_note(graphs::OpClass c, Precision p) const {
+  const Rate& r = rates_[is_matrix_class(c) ? 1 : 0][static_cast<int>(p)];
+  switch (r.note) {
+    case RateNote::kNone:
+      return {};
+    case RateNote::kNoRate:
+      return fmt::format("{} has no {} rate; costed at its fp32 rate", device_->model,
+                         precision_name(p));
+    case RateNote::kNonMatrixUnit:
+      return fmt::format(
+          "{}: its {} rate is a {} rate; non-matrix ops at {} costed at the fp32 {} rate",
+          device_->model, precision_name(p), hw::compute_unit_name(r.unit), precision_name(p),
+          hw::compute_unit_name(r.fp32_unit));
+  }
+  return {};
 }
 
 // specific_efficiency's order, from the device's keys rather than by probing every class,

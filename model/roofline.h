@@ -13,6 +13,7 @@
 // direction).
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 #include "graphs/op_graph.h"
@@ -40,17 +41,20 @@ class Roofline {
   // True when the device file has no entry for the class and "default" applies.
   bool uses_default_efficiency(graphs::OpClass c) const { return defaulted_[static_cast<int>(c)]; }
   // Why ops of class `c` at precision `p` were costed at another rate; empty if they were not.
-  const std::string& rate_note(graphs::OpClass c, Precision p) const {
-    return rates_[is_matrix_class(c) ? 1 : 0][static_cast<int>(p)].note;
-  }
+  std::string rate_note(graphs::OpClass c, Precision p) const;
   double peak(graphs::OpClass c, Precision p) const {
     return rates_[is_matrix_class(c) ? 1 : 0][static_cast<int>(p)].flops_per_s;
   }
 
  private:
+  // Why a rate is not the op's own; the note's text is formatted only when asked for (a
+  // sweep builds Rooflines per point and rarely reads them).
+  enum class RateNote : std::uint8_t { kNone, kNoRate, kNonMatrixUnit };
   struct Rate {
     double flops_per_s = 0;
-    std::string note;
+    RateNote note = RateNote::kNone;
+    hw::ComputeUnit unit{};       // kNonMatrixUnit: the precision's unit
+    hw::ComputeUnit fp32_unit{};  // kNonMatrixUnit: the fp32 unit
   };
   const hw::DeviceSpec* device_;
   std::array<hw::ClassEfficiency, graphs::kOpClassCount> efficiency_{};

@@ -44,8 +44,12 @@ Schedule simulate(const ScheduleInput& in, const std::vector<OpCost>& costs) {
     throw InternalError("simulate: costs and resources must cover every op");
   Schedule s;
   s.ops.resize(n);
-  std::vector<Trace> trace(n);
-  std::vector<Trace> copy_trace;
+  // Per-thread scratch: a sweep simulates twice per point, and fresh vectors of this size
+  // cost page faults each time.
+  thread_local std::vector<Trace> trace;
+  thread_local std::vector<Trace> copy_trace;
+  trace.assign(n, Trace{});
+  copy_trace.clear();
   auto task = [&](TaskId t) -> Trace& { return t < n ? trace[t] : copy_trace[t - n]; };
   auto end_of = [&](TaskId t) { return t == kNoTask ? 0.0 : task(t).end; };
 
