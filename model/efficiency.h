@@ -55,7 +55,7 @@
 // (the backward follows the forward's backend). PyTorch 1.13 on one thread does this for 1x1
 // stride-1 convolutions below batch 16 and for batch-1 convolutions of at most 20480 input
 // elements with kernels of at most 3x3 (aten/src/ATen/native/Convolution.cpp, use_mkldnn);
-// `calibrate --target cpu` asks the framework for both thresholds. The GEMM's entry is the one
+// `calibrate cpu` asks the framework for both thresholds. The GEMM's entry is the one
 // of the linear-layer GEMM with the same BLAS transposition, because a reference BLAS runs each
 // transposition as another loop nest at another rate (Debian's, here: NN and NT about 4.4
 // GFLOP/s, TN, a dot-product loop, about 2.8): im2col + GEMM calls NN for the forward, NT for

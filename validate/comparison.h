@@ -20,8 +20,8 @@ struct ValidationPoint {
 };
 
 struct ValidationReport {
-  std::vector<ValidationPoint> points;  // every row, in file order
-  ErrorSummary steps;                   // whole-step rows
+  std::vector<ValidationPoint> points;           // every row, in file order
+  ErrorSummary steps;                            // whole-step rows
   std::map<std::string, ErrorSummary> by_class;  // op_class rows
 };
 
