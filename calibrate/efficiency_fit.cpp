@@ -93,7 +93,7 @@ struct Problem {
   hw::ClassEfficiency efficiency(const Eigen::VectorXd& u) const {
     hw::ClassEfficiency e = fixed;
     for (std::size_t i = 0; i < params.size(); ++i)
-      hw::efficiency_param(params[i]).set(
+      hw::efficiency_param(params[i]).access.set(
           e, from_coordinate(params[i], u[static_cast<Eigen::Index>(i)], cache_bytes_max));
     return e;
   }
@@ -356,8 +356,9 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
   problem.start.resize(static_cast<Eigen::Index>(problem.params.size()));
   for (std::size_t i = 0; i < problem.params.size(); ++i) {
     const Param p = problem.params[i];
-    problem.start[static_cast<Eigen::Index>(i)] = to_coordinate(
-        p, start_value(p, hw::efficiency_param(p).get(problem.fixed)), problem.cache_bytes_max);
+    problem.start[static_cast<Eigen::Index>(i)] =
+        to_coordinate(p, start_value(p, hw::efficiency_param(p).access.get(problem.fixed)),
+                      problem.cache_bytes_max);
   }
 
   // The discrete structure: a tile pair (tile_m, tile_n), or a tile set (tile_min, tile_max)

@@ -85,7 +85,7 @@ std::string efficiency_entry(const ClassFit& fit, const std::string& source) {
   // Every parameter of hw/class_efficiency.h that its row says is written, in the table's order.
   std::string body;
   for (const hw::EfficiencyParamSpec& p : hw::efficiency_params()) {
-    const double v = p.get(fit.params);
+    const double v = p.access.get(fit.params);
     if (p.written ? !p.written(fit.params) : v == p.default_value) continue;
     std::string text;
     switch (p.format) {

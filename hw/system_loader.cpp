@@ -52,7 +52,7 @@ ClassEfficiency to_efficiency(const Record& r) {
         break;
       }
     }
-    p.set(e, v);
+    p.access.set(e, v);
   }
   return e;
 }

@@ -101,12 +101,12 @@ TEST_CASE("efficiency parameters: written by the calibration writer, read back b
       fit.params.gemm.narrow_compute = 0.25;
       fit.params.traffic.cache_bytes = 4096;
       const double v = non_default_value(p);
-      p.set(fit.params, v);
-      REQUIRE(p.get(fit.params) == v);
+      p.access.set(fit.params, v);
+      REQUIRE(p.access.get(fit.params) == v);
       const std::string text = calibrate::render_calibrated_device(kBase, {fit}, {"t"}, "t");
       calibrate::write_file_atomically(path, text);
       const hw::DeviceSpec d = hw::load_device_file(path);
-      CHECK(p.get(d.efficiency.at(hw::entry("gemm"))) == Approx(v).epsilon(1e-12));
+      CHECK(p.access.get(d.efficiency.at(hw::entry("gemm"))) == Approx(v).epsilon(1e-12));
     }
   }
   std::filesystem::remove(path);
