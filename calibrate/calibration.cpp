@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "calibrate/holdout.h"
@@ -14,7 +15,7 @@
 
 namespace amdahl::calibrate {
 
-ClassPlan memory_bound_plan(const std::string& entry) {
+ClassPlan memory_bound_plan(const hw::EfficiencyKey& entry) {
   FitOptions cache;
   cache.name = "cache step";
   cache.fit_cache = true;
@@ -54,8 +55,9 @@ std::vector<ClassPlan> gpu_plan() {
   FitOptions least_waste = conv;
   least_waste.name = "tile set waste";
   least_waste.tile_choices = {hw::TileChoice::kWaste};
-  const auto conv_plan = [&](const char* entry) {
-    return ClassPlan{entry, ModelForm::kGemmLike, conv, {winograd, family, least_waste}};
+  const auto conv_plan = [&](Phase phase) {
+    return ClassPlan{
+        {OpClass::kConv, phase}, ModelForm::kGemmLike, conv, {winograd, family, least_waste}};
   };
   // Forward and filter gradients may also split the reduction of starved shapes (split-K, a
   // fitted cost), as four more structures.
@@ -69,22 +71,22 @@ std::vector<ClassPlan> gpu_plan() {
   };
   // Backward data may also run its stride-1 rows as forward convolutions (the conv entry, a
   // fitted time ratio), each structure then fitted to the strided rows.
-  ClassPlan data_plan = conv_plan("conv_bwd_data");
+  ClassPlan data_plan = conv_plan(Phase::kBackwardData);
   for (FitOptions o : std::vector<FitOptions>{conv, winograd, family, least_waste}) {
     o.name += ", stride 1 as forward";
     o.data_grad_as_forward = true;
     data_plan.alternatives.push_back(o);
   }
 
-  return {{"gemm", ModelForm::kGemmLike, tile_set},
-          with_split_k(conv_plan("conv")),
+  return {{{OpClass::kGemm}, ModelForm::kGemmLike, tile_set},
+          with_split_k(conv_plan(Phase::kForward)),
           data_plan,
-          with_split_k(conv_plan("conv_bwd_filter")),
-          {"rnn", ModelForm::kGemmLike, tiles},
+          with_split_k(conv_plan(Phase::kBackwardWeight)),
+          {{OpClass::kRnn}, ModelForm::kGemmLike, tiles},
           // size sweeps from L2-resident to DRAM-resident operands
-          memory_bound_plan("elementwise"),
-          memory_bound_plan("reduction"),
-          memory_bound_plan("data_movement")};  // amdahl-cudabench copy_d2d
+          memory_bound_plan({OpClass::kElementwise}),
+          memory_bound_plan({OpClass::kReduction}),
+          memory_bound_plan({OpClass::kDataMovement})};  // amdahl-cudabench copy_d2d
 }
 
 std::vector<Sample> to_samples(const std::vector<Measurement>& rows) {
@@ -120,14 +122,14 @@ std::string residuals_csv(const std::vector<ClassFit>& fits) {
   std::string out = kResidualsHeader;
   for (const auto& f : fits)
     for (const auto& r : f.residuals)
-      out += residual_line(f.op_class, r.held_out ? "held_out" : "train", r);
+      out += residual_line(f.entry.name(), r.held_out ? "held_out" : "train", r);
   return out;
 }
 
 std::string check_residuals_csv(const std::vector<EntryCheck>& checks) {
   std::string out = kResidualsHeader;
   for (const auto& c : checks)
-    for (const auto& r : c.residuals) out += residual_line(c.entry, "check", r);
+    for (const auto& r : c.residuals) out += residual_line(c.entry.name(), "check", r);
   return out;
 }
 
@@ -139,7 +141,7 @@ namespace {
 // does not converge on some fold.
 double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
                              const std::vector<Measurement>& rows, const hw::DeviceSpec& base,
-                             const std::string& key) {
+                             const hw::EfficiencyKey& key) {
   double cost = 0;
   for (int fold = 0; fold < kHoldOutEvery; ++fold) {
     const std::vector<bool> held = fold_rows(rows, fold);
@@ -161,9 +163,10 @@ double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
 }  // namespace
 
 const FitOptions& select_structure(const ClassPlan& plan, const std::vector<Measurement>& train,
-                                   const hw::DeviceSpec& base, const std::string& entry) {
+                                   const hw::DeviceSpec& base,
+                                   const std::optional<hw::EfficiencyKey>& entry) {
   if (plan.alternatives.empty()) return plan.options;
-  const std::string& key = entry.empty() ? plan.op_class : entry;
+  const hw::EfficiencyKey key = entry.value_or(plan.entry);
   const FitOptions* best = &plan.options;
   double cost = cross_validation_cost(plan, plan.options, train, base, key);
   for (const auto& alternative : plan.alternatives) {
@@ -181,59 +184,60 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
   return calibrate_device(set, base, plan, held_out_rows(set.rows));
 }
 
-std::vector<CrossValidation> cross_validate(const MeasurementSet& set, const hw::DeviceSpec& base,
-                                            const std::vector<ClassPlan>& plan) {
-  std::map<std::string, std::vector<double>> errors;
-  for (int fold = 0; fold < kHoldOutEvery; ++fold) {
-    const Calibration c = calibrate_device(set, base, plan, fold_rows(set.rows, fold));
-    for (const auto& f : c.fits)
-      for (const auto& r : f.residuals)
-        if (r.held_out) errors[f.op_class].push_back((r.predicted_s - r.measured_s) / r.measured_s);
-  }
-  std::vector<CrossValidation> out;
-  for (const auto& p : plan)
-    if (errors.count(p.op_class)) out.push_back({p.op_class, summarize_errors(errors[p.op_class])});
-  return out;
-}
-
 namespace {
 
-bool planned(const std::vector<ClassPlan>& plan, const std::string& key) {
+bool planned(const std::vector<ClassPlan>& plan, const hw::EfficiencyKey& key) {
   for (const auto& p : plan)
-    if (p.op_class == key) return true;
+    if (p.entry == key) return true;
   return false;
 }
 
 // The entry a row is fitted into: its phase entry (conv_bwd_data, ...) when the plan has one,
-// else its class, at the op's tensor-core precision ("gemm.fp16", model/efficiency.h); empty
+// else its class, at the op's tensor-core precision ("gemm.fp16", model/efficiency.h); nullopt
 // for a row of a class the plan does not fit.
-std::string entry_key(const Measurement& m, const std::vector<ClassPlan>& plan) {
-  if (!planned(plan, m.op_class)) return {};
+std::optional<hw::EfficiencyKey> entry_key(const Measurement& m,
+                                           const std::vector<ClassPlan>& plan) {
+  const std::optional<OpClass> op_class = parse_op_class(m.op_class);
+  if (!op_class || !planned(plan, {*op_class})) return std::nullopt;
   const graphs::Operator op = to_operator(m);
   hw::EfficiencyKey key = model::phase_efficiency_key(op);
-  if (!planned(plan, key.name())) key = hw::entry(m.op_class);
+  if (!planned(plan, key)) key = {*op_class};
   key.precision = model::entry_precision(op);
-  return key.name();
+  return key;
 }
 
 // Every entry the plan fits, in plan order, each followed by its precision variants.
-std::vector<std::pair<const ClassPlan*, std::string>> plan_entries(
+std::vector<std::pair<const ClassPlan*, hw::EfficiencyKey>> plan_entries(
     const std::vector<ClassPlan>& plan) {
-  std::vector<std::pair<const ClassPlan*, std::string>> out;
+  std::vector<std::pair<const ClassPlan*, hw::EfficiencyKey>> out;
   for (const auto& p : plan) {
-    out.push_back({&p, p.op_class});
-    const hw::EfficiencyKey key = hw::entry(p.op_class);
-    if (!key.op_class || !is_matrix_class(*key.op_class)) continue;
+    out.push_back({&p, p.entry});
+    if (!p.entry.op_class || !is_matrix_class(*p.entry.op_class)) continue;
     for (Precision precision : tensor_core_precisions()) {
-      hw::EfficiencyKey at = key;
+      hw::EfficiencyKey at = p.entry;
       at.precision = precision;
-      out.push_back({&p, at.name()});
+      out.push_back({&p, at});
     }
   }
   return out;
 }
 
 }  // namespace
+
+std::vector<CrossValidation> cross_validate(const MeasurementSet& set, const hw::DeviceSpec& base,
+                                            const std::vector<ClassPlan>& plan) {
+  std::map<hw::EfficiencyKey, std::vector<double>> errors;
+  for (int fold = 0; fold < kHoldOutEvery; ++fold) {
+    const Calibration c = calibrate_device(set, base, plan, fold_rows(set.rows, fold));
+    for (const auto& f : c.fits)
+      for (const auto& r : f.residuals)
+        if (r.held_out) errors[f.entry].push_back((r.predicted_s - r.measured_s) / r.measured_s);
+  }
+  std::vector<CrossValidation> out;
+  for (const auto& [p, key] : plan_entries(plan))
+    if (errors.count(key)) out.push_back({key, summarize_errors(errors[key])});
+  return out;
+}
 
 MeasurementSet prefer_framework_rows(const MeasurementSet& set,
                                      std::map<std::string, int>* left_out) {
@@ -257,13 +261,16 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
                              const std::vector<ClassPlan>& plan, const std::vector<bool>& held) {
   Calibration result;
   result.device = base;
-  std::map<std::string, std::vector<Measurement>> train_rows, held_rows;
+  std::map<hw::EfficiencyKey, std::vector<Measurement>> train_rows, held_rows;
   // the held-out rule is applied per class before the split
   for (std::size_t i = 0; i < set.rows.size(); ++i) {
-    const std::string key = entry_key(set.rows[i], plan);
-    (held[i] ? held_rows : train_rows)[key.empty() ? set.rows[i].op_class : key].push_back(
-        set.rows[i]);
-    (key.empty() ? result.rows_ignored : result.rows_used) += 1;
+    const std::optional<hw::EfficiencyKey> key = entry_key(set.rows[i], plan);
+    if (!key) {
+      ++result.rows_ignored;
+      continue;
+    }
+    (held[i] ? held_rows : train_rows)[*key].push_back(set.rows[i]);
+    ++result.rows_used;
   }
   for (const auto& [p, key] : plan_entries(plan)) {
     if (!train_rows.count(key) && !held_rows.count(key)) continue;
@@ -273,7 +280,7 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
     // by the `conv` entry fitted before it.
     const FitOptions& options = select_structure(*p, train_rows[key], result.device, key);
     ClassFit fit = fit_class(key, p->form, train, held_out, result.device, options);
-    result.device.efficiency[hw::entry(key)] = fit.params;
+    result.device.efficiency[key] = fit.params;
     result.fits.push_back(std::move(fit));
   }
   return result;
@@ -281,11 +288,9 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
 
 std::vector<EntryCheck> check_device(const MeasurementSet& set, const hw::DeviceSpec& device,
                                      const std::vector<ClassPlan>& plan) {
-  std::map<std::string, std::vector<Measurement>> rows;
-  for (const auto& m : set.rows) {
-    const std::string key = entry_key(m, plan);
-    if (!key.empty()) rows[key].push_back(m);
-  }
+  std::map<hw::EfficiencyKey, std::vector<Measurement>> rows;
+  for (const auto& m : set.rows)
+    if (const auto key = entry_key(m, plan)) rows[*key].push_back(m);
   std::vector<EntryCheck> out;
   for (const auto& [p, key] : plan_entries(plan)) {
     if (!rows.count(key)) continue;

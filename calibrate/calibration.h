@@ -4,6 +4,7 @@
 // each class's fit and held-out error.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,8 @@
 namespace amdahl::calibrate {
 
 struct ClassPlan {
-  std::string op_class;  // efficiency key: an op class (gemm, conv, ...) or a phase entry
-                         // (conv_bwd_data, conv_bwd_filter; model/efficiency.h)
+  hw::EfficiencyKey entry;  // an op class (gemm, conv, ...) or a phase entry (conv_bwd_data,
+                            // conv_bwd_filter; model/efficiency.h), never a precision variant
   ModelForm form = ModelForm::kGemmLike;
   FitOptions options;
   // Other model structures for the class. With alternatives, every structure (options
@@ -29,9 +30,10 @@ struct ClassPlan {
 
 // The structure of `plan` to fit on `train` (ClassPlan::alternatives); plan.options when the
 // plan has no alternatives (nothing is fitted then). `entry` is the efficiency entry fitted,
-// plan.op_class when empty, or one of its precision variants ("gemm.fp16").
+// plan.entry when not given, or one of its precision variants ("gemm.fp16").
 const FitOptions& select_structure(const ClassPlan& plan, const std::vector<Measurement>& train,
-                                   const hw::DeviceSpec& base, const std::string& entry = {});
+                                   const hw::DeviceSpec& base,
+                                   const std::optional<hw::EfficiencyKey>& entry = std::nullopt);
 
 struct Calibration {
   hw::DeviceSpec device;  // base with the fitted efficiencies
@@ -43,7 +45,7 @@ struct Calibration {
 // A memory-bound class: with the cache step of the memory roofline (FitOptions::fit_cache,
 // where the training sizes span a sweep) or with one flat bandwidth fraction, the structure
 // chosen by cross-validation (a few noisy rows cannot carry the step's two parameters).
-ClassPlan memory_bound_plan(const std::string& entry);
+ClassPlan memory_bound_plan(const hw::EfficiencyKey& entry);
 
 // The GPU plan: gemm and the three convolution directions (conv = forward, conv_bwd_data,
 // conv_bwd_filter) as GEMM-like with a tile set from {16, ..., 256} (the CTA tile sizes of
@@ -82,7 +84,7 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
 // one per fold of holdout.h (fold_rows). More robust than the fixed split's fifth of the
 // shapes; reported beside it, never used to choose parameters.
 struct CrossValidation {
-  std::string op_class;
+  hw::EfficiencyKey entry;
   ErrorStats errors;
 };
 std::vector<CrossValidation> cross_validate(const MeasurementSet& set, const hw::DeviceSpec& base,
@@ -91,9 +93,10 @@ std::vector<CrossValidation> cross_validate(const MeasurementSet& set, const hw:
 // A device file checked against measurements it was not fitted to (`calibrate check`):
 // every row of a planned class goes to the entry calibrate_device would fit it into and is
 // predicted by `device` as it is (an entry the device lacks falls back as in predictions,
-// model/efficiency.h). Nothing is fitted; entries in plan order, then precision.
+// model/efficiency.h). Nothing is fitted; entries in plan order, each followed by its precision
+// variants.
 struct EntryCheck {
-  std::string entry;
+  hw::EfficiencyKey entry;
   ErrorStats errors;
   std::vector<Residual> residuals;  // held_out is false for every one
 };

@@ -18,8 +18,6 @@ namespace amdahl::calibrate {
 namespace {
 namespace fs = std::filesystem;
 
-std::string percent(double v) { return fmt::format("{:.1f}%", 100 * v); }
-
 // What is fitted: the CPU plan for a CPU device, else the GPU plan.
 std::vector<ClassPlan> plan_for(const hw::DeviceSpec& base, const MeasurementSet& set) {
   return base.kind == hw::DeviceKind::kCpu ? cpu_plan(set) : gpu_plan();
@@ -215,7 +213,7 @@ CheckSummary run_check(const CheckRequest& request) {
   s.checks = check_device(set, device, plan);
   if (s.checks.empty()) {
     std::vector<std::string> entries;
-    for (const auto& p : plan) entries.push_back(p.op_class);
+    for (const auto& p : plan) entries.push_back(p.entry.name());
     throw UserError(
         fmt::format("calibrate check: {} has no measurements of an entry calibrated for {} "
                     "({}); nothing to check",

@@ -14,8 +14,6 @@
 namespace amdahl::calibrate {
 namespace {
 
-std::string percent(double v) { return fmt::format("{:.1f}%", 100 * v); }
-
 std::string microseconds(double s) { return fmt::format("{:.4g} us", s * 1e6); }
 
 // "a", "a and b", "a, b and c".
@@ -68,7 +66,7 @@ void print_fits(std::ostream& out, const Calibration& c) {
            "train median |err|"});
   for (const auto& f : c.fits) {
     const hw::ClassEfficiency& e = f.params;
-    t.add({f.op_class, std::to_string(f.train.count), std::to_string(f.held_out.count),
+    t.add({f.entry.name(), std::to_string(f.train.count), std::to_string(f.held_out.count),
            f.structure.empty() ? "-" : f.structure, fmt::format("{:.3f}", e.compute),
            fmt::format("{:.3f}", e.memory), tile_text(e), fmt::format("{:.4g}", e.gemm.k_half),
            fmt::format("{:.3g} us", e.latency_s * 1e6), cache_text(e),
@@ -81,7 +79,7 @@ void print_fits(std::ostream& out, const Calibration& c) {
       "{} rows fitted, {} rows of other classes not used.\n",
       kHoldOutEvery, c.rows_used, c.rows_ignored);
   std::vector<std::pair<std::string, const std::vector<Residual>*>> entries;
-  for (const auto& f : c.fits) entries.emplace_back(f.op_class, &f.residuals);
+  for (const auto& f : c.fits) entries.emplace_back(f.entry.name(), &f.residuals);
   print_algorithm_agreement(out, entries);
 }
 
@@ -120,7 +118,7 @@ void print_cross_validation(std::ostream& out, const std::vector<CrossValidation
   Table t(
       {"class", "shapes x directions", "cross-validated median |err|", "p90 |err|", "max |err|"});
   for (const auto& c : cv)
-    t.add({c.op_class, std::to_string(c.errors.count), percent(c.errors.median_abs),
+    t.add({c.entry.name(), std::to_string(c.errors.count), percent(c.errors.median_abs),
            percent(c.errors.p90_abs), percent(c.errors.max_abs)});
   out << fmt::format(
       "\ncross-validation: {} fits per class, each holding out one fold of "
@@ -137,7 +135,7 @@ std::string CalibrationSummary::brief_report() const {
   std::vector<std::string> entries, files;
   double lo = 0, hi = 0;
   for (const auto& f : calibration.fits) {
-    entries.push_back(fmt::format("{} {}", f.op_class, f.train.count + f.held_out.count));
+    entries.push_back(fmt::format("{} {}", f.entry.name(), f.train.count + f.held_out.count));
     lo = entries.size() == 1 ? f.held_out.median_abs : std::min(lo, f.held_out.median_abs);
     hi = std::max(hi, f.held_out.median_abs);
   }
@@ -171,7 +169,7 @@ std::string CheckSummary::full_report() const {
   std::ostringstream out;
   Table t({"entry", "rows", "median |err|", "p90 |err|", "max |err|", "mean signed err"});
   for (const auto& c : checks)
-    t.add({c.entry, std::to_string(c.errors.count), percent(c.errors.median_abs),
+    t.add({c.entry.name(), std::to_string(c.errors.count), percent(c.errors.median_abs),
            percent(c.errors.p90_abs), percent(c.errors.max_abs),
            signed_percent(c.errors.mean_signed)});
   t.add({"all", std::to_string(total.count), percent(total.median_abs), percent(total.p90_abs),
@@ -182,7 +180,7 @@ std::string CheckSummary::full_report() const {
       device, source);
   t.print(out);
   std::vector<std::pair<std::string, const std::vector<Residual>*>> entries;
-  for (const auto& c : checks) entries.emplace_back(c.entry, &c.residuals);
+  for (const auto& c : checks) entries.emplace_back(c.entry.name(), &c.residuals);
   print_algorithm_agreement(out, entries);
   if (!residuals.empty()) out << fmt::format("wrote {}\n", residuals);
   return out.str();

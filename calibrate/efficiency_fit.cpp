@@ -328,11 +328,11 @@ Setup setup_fit(ModelForm form, const std::vector<Sample>& train, const hw::Devi
 
 }  // namespace
 
-ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vector<Sample>& train,
+ClassFit fit_class(const hw::EfficiencyKey& entry, ModelForm form, const std::vector<Sample>& train,
                    const std::vector<Sample>& held_out, const hw::DeviceSpec& base,
                    const FitOptions& options) {
   Problem problem;
-  problem.entry = hw::entry(op_class);
+  problem.entry = entry;
   const Setup setup = setup_fit(form, train, base, options);
   const hw::ClassEfficiency& start = setup.start;
   problem.params = setup.params;
@@ -341,13 +341,13 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
     throw UserError(fmt::format(
         "calibration of '{}' needs at least {} training measurements to fit {} parameters (got "
         "{})",
-        op_class, problem.params.size() + 1, problem.params.size(), train.size()));
+        entry.name(), problem.params.size() + 1, problem.params.size(), train.size()));
   for (const auto& s : train) {
     hw::EfficiencyKey phase = model::phase_efficiency_key(s.op), cls{s.op.op_class};
     phase.precision = cls.precision = model::entry_precision(s.op);
     if (problem.entry != cls && problem.entry != phase)
       throw InternalError(fmt::format("sample {} of class {} given to the '{}' fit", s.label,
-                                      graphs::op_class_name(s.op.op_class), op_class));
+                                      graphs::op_class_name(s.op.op_class), entry.name()));
     problem.samples.push_back(&s);
     problem.devices.push_back(device_at_threads(base, s.threads));
   }
@@ -406,9 +406,9 @@ ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vecto
     throw UserError(fmt::format(
         "calibration of '{}' did not converge ({}: {} after {} evaluations, cost {:.4g}); the "
         "measurements do not fit the model (no profile was written)",
-        op_class, unconverged_structure.name(), status_name(best_unconverged.status),
+        entry.name(), unconverged_structure.name(), status_name(best_unconverged.status),
         best_unconverged.evaluations, best_unconverged.cost));
-  best.op_class = op_class;
+  best.entry = entry;
   best.structure = options.name;
   best.form = form;
   best.evaluations = evaluations;

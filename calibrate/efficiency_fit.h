@@ -112,7 +112,7 @@ struct Residual {
 };
 
 struct ClassFit {
-  std::string op_class;
+  hw::EfficiencyKey entry;  // the entry fitted
   ModelForm form = ModelForm::kGemmLike;
   hw::ClassEfficiency params;
   ErrorStats train;
@@ -142,7 +142,7 @@ ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::Devic
 // the error on `held_out` (which never enters the fit). Throws UserError when there are fewer
 // training samples than free parameters plus one, when a sample's class differs, or when the
 // optimizer does not converge (naming the class, the tile pair and the optimizer's status).
-ClassFit fit_class(const std::string& op_class, ModelForm form, const std::vector<Sample>& train,
+ClassFit fit_class(const hw::EfficiencyKey& entry, ModelForm form, const std::vector<Sample>& train,
                    const std::vector<Sample>& held_out, const hw::DeviceSpec& base,
                    const FitOptions& options);
 

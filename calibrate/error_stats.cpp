@@ -1,9 +1,13 @@
 #include "calibrate/error_stats.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
 namespace amdahl::calibrate {
+
+std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
 
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;

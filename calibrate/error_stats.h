@@ -4,6 +4,7 @@
 // order statistics, as numpy.percentile does by default), the largest |error| and the mean
 // signed error (bias).
 
+#include <string>
 #include <vector>
 
 namespace amdahl::calibrate {
@@ -19,5 +20,7 @@ struct ErrorStats {
 // q in [0, 1]; `values` need not be sorted. 0 for an empty list.
 double percentile(std::vector<double> values, double q);
 ErrorStats summarize_errors(const std::vector<double>& signed_errors);
+// A relative error or fraction as reports print it: "12.3%".
+std::string percent(double fraction);
 
 }  // namespace amdahl::calibrate

@@ -6,7 +6,8 @@ namespace amdahl::calibrate {
 
 std::string holdout_key(const Measurement& m) {
   std::map<std::string, std::string> shape = m.shape;
-  for (const char* how : {"threads", "algo", "math", "layout", "framework", "backend"}) shape.erase(how);
+  for (const char* how : {"threads", "algo", "math", "layout", "framework", "backend"})
+    shape.erase(how);
   return m.op_class + "|" + format_shape(shape);
 }
 

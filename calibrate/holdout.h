@@ -5,9 +5,10 @@
 //
 // A shape is the measurement's shape string without the keys that describe how it ran
 // rather than what it computes (`threads`, `framework`, `backend`, and amdahl-cudabench's
-// `algo`, `math` and `layout`), so the forward and backward measurements of one convolution (whatever algorithm
-// and math mode cuDNN chose for each direction, in whichever layout), or one GEMM at several
-// thread counts, fall on the same side of the split. The split depends only on the file's order, never on a random seed.
+// `algo`, `math` and `layout`), so the forward and backward measurements of one convolution
+// (whatever algorithm and math mode cuDNN chose for each direction, in whichever layout), or one
+// GEMM at several thread counts, fall on the same side of the split. The split depends only on the
+// file's order, never on a random seed.
 
 #include <string>
 #include <vector>

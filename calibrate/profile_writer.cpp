@@ -107,7 +107,7 @@ std::string efficiency_entry(const ClassFit& fit, const std::string& source) {
     if (!p.write_unit.empty()) text += fmt::format(" {}", p.write_unit);
     body += fmt::format("{}{}: {}", body.empty() ? "" : ", ", p.key, text);
   }
-  return fmt::format("{}: {{{}, source: {}}}", fit.op_class, body, quoted_yaml(source));
+  return fmt::format("{}: {{{}, source: {}}}", fit.entry.name(), body, quoted_yaml(source));
 }
 
 std::string render_calibrated_device(const std::string& base_text,
@@ -115,7 +115,7 @@ std::string render_calibrated_device(const std::string& base_text,
                                      const std::vector<std::string>& entry_sources,
                                      const std::string& calibration) {
   std::set<std::string> fitted;
-  for (const auto& f : fits) fitted.insert(f.op_class);
+  for (const auto& f : fits) fitted.insert(f.entry.name());
   const std::vector<std::string> lines = lines_of(base_text);
   std::vector<std::string> kept;
   std::vector<std::string> carried;  // base efficiency entries not fitted, verbatim

@@ -201,23 +201,23 @@ std::vector<ClassPlan> cpu_plan(const MeasurementSet& set) {
   unblocked.unblocked = true;
   unblocked.fit_cache = true;
   unblocked.max_evaluations = 20000;  // compute is unseen when every row is memory-bound
-  return {{"gemm", ModelForm::kGemmLike, threads, {unblocked}},
-          {"gemm_bwd_data", ModelForm::kGemmLike, threads, {unblocked}},
-          {"gemm_bwd_filter", ModelForm::kGemmLike, threads, {unblocked}},
-          {"conv", ModelForm::kGemmLike, conv, {conv_series}},
+  return {{{OpClass::kGemm}, ModelForm::kGemmLike, threads, {unblocked}},
+          {{OpClass::kGemm, Phase::kBackwardData}, ModelForm::kGemmLike, threads, {unblocked}},
+          {{OpClass::kGemm, Phase::kBackwardWeight}, ModelForm::kGemmLike, threads, {unblocked}},
+          {{OpClass::kConv}, ModelForm::kGemmLike, conv, {conv_series}},
           // size sweeps from L1-resident to DRAM-resident operands
-          memory_bound_plan("elementwise"),
-          memory_bound_plan("reduction"),
-          memory_bound_plan("data_movement"),
+          memory_bound_plan({OpClass::kElementwise}),
+          memory_bound_plan({OpClass::kReduction}),
+          memory_bound_plan({OpClass::kDataMovement}),
           // framework_kernels.py only: batch norm, max pooling (forward and data gradient
           // each; PyTorch 1.13's max-pool forward runs scalar comparisons at a fraction of a
           // GFLOP/s, so it is fitted with a compute term) and the per-parameter update of a
           // training step (zero_grad, gradient accumulation, SGD-momentum step)
-          memory_bound_plan("normalization"),
-          memory_bound_plan("normalization_bwd_data"),
-          {"pooling", ModelForm::kGemmLike, {}},
-          memory_bound_plan("pooling_bwd_data"),
-          memory_bound_plan("optimizer")};
+          memory_bound_plan({OpClass::kNormalization}),
+          memory_bound_plan({OpClass::kNormalization, Phase::kBackwardData}),
+          {{OpClass::kPooling}, ModelForm::kGemmLike, {}},
+          memory_bound_plan({OpClass::kPooling, Phase::kBackwardData}),
+          memory_bound_plan({OpClass::kOptimizer})};
 }
 
 CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::ostream& log) {

@@ -50,11 +50,11 @@ TEST_CASE("a calibration summary reports itself in one line", "[calibrate][summa
   CalibrationSummary s;
   s.source = "DeepBench P100_baidu_2018 fp32";
   ClassFit gemm, conv;
-  gemm.op_class = "gemm";
+  gemm.entry = {OpClass::kGemm};
   gemm.train.count = 128;
   gemm.held_out.count = 32;
   gemm.held_out.median_abs = 0.052;
-  conv.op_class = "conv";
+  conv.entry = {OpClass::kConv};
   conv.train.count = 75;
   conv.held_out.count = 19;
   conv.held_out.median_abs = 0.091;

@@ -56,13 +56,13 @@ hw::DeviceSpec tensor_core_gpu(double fp32_compute, double fp16_compute) {
 TEST_CASE("a checked device's errors are its predictions' against every planned row",
           "[calibrate][check]") {
   const MeasurementSet set = measured_by(tensor_core_gpu(0.8, 0.5));
-  const ClassPlan plan{"gemm", ModelForm::kGemmLike, FitOptions{}, {}};
+  const ClassPlan plan{{OpClass::kGemm}, ModelForm::kGemmLike, FitOptions{}, {}};
 
   SECTION("the device that timed the rows predicts them exactly") {
     const auto checks = check_device(set, tensor_core_gpu(0.8, 0.5), {plan});
     REQUIRE(checks.size() == 2);  // the conv_algorithm rows are not checked
-    CHECK(checks[0].entry == "gemm");
-    CHECK(checks[1].entry == "gemm.fp16");
+    CHECK(checks[0].entry.name() == "gemm");
+    CHECK(checks[1].entry.name() == "gemm.fp16");
     for (const auto& c : checks) {
       CHECK(c.errors.count == 20);
       CHECK(c.errors.max_abs < 1e-12);
@@ -93,7 +93,7 @@ TEST_CASE("a checked device's errors are its predictions' against every planned 
 TEST_CASE("check residuals are written in the residuals columns with split check",
           "[calibrate][check]") {
   const MeasurementSet set = measured_by(tensor_core_gpu(0.8, 0.5));
-  const ClassPlan plan{"gemm", ModelForm::kGemmLike, FitOptions{}, {}};
+  const ClassPlan plan{{OpClass::kGemm}, ModelForm::kGemmLike, FitOptions{}, {}};
   const std::string csv = check_residuals_csv(check_device(set, tensor_core_gpu(0.4, 0.5), {plan}));
   CHECK(csv.rfind("entry,split,measurement,measured_us,predicted_us,error,model_kernel\n", 0) == 0);
   CHECK(csv.find("gemm,check,\"gemm ") != std::string::npos);

@@ -104,8 +104,8 @@ TEST_CASE("the GEMM fit recovers known tiles, compute, depth and latency", "[cal
 
   FitOptions options;
   options.tile_sizes = {32, 64, 128, 256};
-  const ClassFit fit =
-      fit_class("gemm", ModelForm::kGemmLike, train, held, test::synthetic_gpu(), options);
+  const ClassFit fit = fit_class(hw::entry("gemm"), ModelForm::kGemmLike, train, held,
+                                 test::synthetic_gpu(), options);
   CHECK(fit.params.gemm.tile_m == 128);
   CHECK(fit.params.gemm.tile_n == 64);
   // 1 % noise moves the fitted values by well under the tolerances below.
@@ -139,8 +139,8 @@ TEST_CASE("the memory-bound fit recovers the bandwidth fraction and the fixed ti
   const auto samples = with_times(shapes, truth, 0.01, rng);
   const std::vector<Sample> train(samples.begin(), samples.end() - 5);
   const std::vector<Sample> held(samples.end() - 5, samples.end());
-  const ClassFit fit =
-      fit_class("elementwise", ModelForm::kMemoryBound, train, held, test::synthetic_gpu(), {});
+  const ClassFit fit = fit_class(hw::entry("elementwise"), ModelForm::kMemoryBound, train, held,
+                                 test::synthetic_gpu(), {});
   CHECK(fit.params.memory == Approx(0.85).epsilon(0.02));
   // half_bytes / (bandwidth x memory) is a fixed time like the latency (efficiency_fit.h):
   // the fit folds it in, 2 us + 2 MB / (1 TB/s x 0.85) = 4.35 us.
@@ -162,13 +162,15 @@ TEST_CASE("the memory-bound fit recovers a cache boost from a size sweep", "[cal
   truth.efficiency[hw::entry("elementwise")] = known;
   const auto [train, held] = elementwise_sweep(truth, 11);
   const FitOptions cache = cache_options();
-  const ClassFit fit = fit_class("elementwise", ModelForm::kMemoryBound, train, held, base, cache);
+  const ClassFit fit =
+      fit_class(hw::entry("elementwise"), ModelForm::kMemoryBound, train, held, base, cache);
   CHECK(fit.params.memory == Approx(0.9).epsilon(0.05));
   CHECK(fit.params.traffic.cache_boost == Approx(4).epsilon(0.1));
   CHECK(fit.params.traffic.cache_bytes == Approx(6e6).epsilon(0.2));
   CHECK(fit.held_out.p90_abs < 0.05);
   // Without the option the same data leave the cache term off and fit worse.
-  const ClassFit plain = fit_class("elementwise", ModelForm::kMemoryBound, train, held, base, {});
+  const ClassFit plain =
+      fit_class(hw::entry("elementwise"), ModelForm::kMemoryBound, train, held, base, {});
   CHECK(plain.params.traffic.cache_bytes == 0);
   CHECK(plain.held_out.median_abs > 3 * fit.held_out.median_abs);
   // A sweep spanning less than kCacheSpan cannot place the step: no cache term is fitted.
@@ -176,7 +178,7 @@ TEST_CASE("the memory-bound fit recovers a cache boost from a size sweep", "[cal
   for (const auto& s : train)
     if (s.op.bytes() >= 1e8) narrow.push_back(s);
   REQUIRE(narrow.size() >= 3);
-  CHECK(fit_class("elementwise", ModelForm::kMemoryBound, narrow, {}, base, cache)
+  CHECK(fit_class(hw::entry("elementwise"), ModelForm::kMemoryBound, narrow, {}, base, cache)
             .params.traffic.cache_bytes == 0);
 }
 
@@ -190,10 +192,10 @@ TEST_CASE("a GPU size sweep without a cache effect still fits with the cache ter
   known.latency_s = 3e-6;
   truth.efficiency[hw::entry("elementwise")] = known;
   const auto [train, held] = elementwise_sweep(truth, 5);
-  const ClassFit with = fit_class("elementwise", ModelForm::kMemoryBound, train, held,
+  const ClassFit with = fit_class(hw::entry("elementwise"), ModelForm::kMemoryBound, train, held,
                                   test::synthetic_gpu(), cache_options());
-  const ClassFit without =
-      fit_class("elementwise", ModelForm::kMemoryBound, train, held, test::synthetic_gpu(), {});
+  const ClassFit without = fit_class(hw::entry("elementwise"), ModelForm::kMemoryBound, train, held,
+                                     test::synthetic_gpu(), {});
   CHECK(with.held_out.p90_abs < 0.03);
   CHECK(with.held_out.p90_abs < without.held_out.p90_abs + 0.01);
   // Large ops stream at the DRAM fraction whatever the (unidentified) boost came to.
@@ -224,7 +226,8 @@ TEST_CASE("a CPU GEMM fit recovers Amdahl thread scaling from runs at several th
   const auto samples = with_times(shapes, truth, 0.005, rng);
   FitOptions options;
   options.fit_thread_scaling = true;
-  const ClassFit fit = fit_class("gemm", ModelForm::kGemmLike, samples, {}, cpu, options);
+  const ClassFit fit =
+      fit_class(hw::entry("gemm"), ModelForm::kGemmLike, samples, {}, cpu, options);
   CHECK(fit.params.cpu.thread_scaling == Approx(0.95).epsilon(0.01));
   CHECK(fit.params.compute == Approx(0.9).epsilon(0.03));
 
@@ -236,7 +239,8 @@ TEST_CASE("a CPU GEMM fit recovers Amdahl thread scaling from runs at several th
       one_count.push_back(s);
       one_count.back().threads = 0;
     }
-  const ClassFit single = fit_class("gemm", ModelForm::kGemmLike, one_count, {}, cpu, options);
+  const ClassFit single =
+      fit_class(hw::entry("gemm"), ModelForm::kGemmLike, one_count, {}, cpu, options);
   CHECK(single.params.cpu.thread_scaling == 0);
   const double speedup = 1.0 / ((1 - 0.95) + 0.95 / 4);  // 4 of 8 threads, scaling 0.95
   CHECK(single.params.compute == Approx(0.9 * speedup / 8).epsilon(0.03));
@@ -251,12 +255,13 @@ TEST_CASE("a fit that cannot converge or has too few measurements is an error",
   const auto samples = with_times(shapes, truth, 0.05, rng);
   FitOptions starved;
   starved.max_evaluations = 2;  // stops Levenberg-Marquardt long before it converges
-  CHECK_THROWS_WITH(
-      fit_class("gemm", ModelForm::kGemmLike, samples, {}, test::synthetic_gpu(), starved),
-      Catch::Contains("did not converge") && Catch::Contains("no profile"));
+  CHECK_THROWS_WITH(fit_class(hw::entry("gemm"), ModelForm::kGemmLike, samples, {},
+                              test::synthetic_gpu(), starved),
+                    Catch::Contains("did not converge") && Catch::Contains("no profile"));
   const std::vector<Sample> few(samples.begin(), samples.begin() + 3);
-  CHECK_THROWS_AS(fit_class("gemm", ModelForm::kGemmLike, few, {}, test::synthetic_gpu(), {}),
-                  UserError);
+  CHECK_THROWS_AS(
+      fit_class(hw::entry("gemm"), ModelForm::kGemmLike, few, {}, test::synthetic_gpu(), {}),
+      UserError);
 }
 
 TEST_CASE("the GEMM fit recovers a tile set, its reuse and the narrow kernel", "[calibrate][fit]") {
@@ -283,8 +288,8 @@ TEST_CASE("the GEMM fit recovers a tile set, its reuse and the narrow kernel", "
   options.tile_sizes = {16, 32, 64, 128, 256};
   options.tile_set = true;
   options.narrow_max = 16;
-  const ClassFit fit =
-      fit_class("gemm", ModelForm::kGemmLike, train, held, test::synthetic_gpu(), options);
+  const ClassFit fit = fit_class(hw::entry("gemm"), ModelForm::kGemmLike, train, held,
+                                 test::synthetic_gpu(), options);
   CHECK(fit.params.gemm.tile_min == 32);
   CHECK(fit.params.gemm.tile_max == 128);
   // 1 % noise: the fitted values move by well under these tolerances.
@@ -306,8 +311,8 @@ TEST_CASE("the backward-data fit recovers the share of strided zero work", "[cal
   const Sweep sweep = data_gradient_sweep(truth, 3, [](int) { return 3; });
   FitOptions options;
   options.fit_strided_work = true;
-  const ClassFit fit = fit_class("conv_bwd_data", ModelForm::kGemmLike, sweep.train, sweep.held,
-                                 test::synthetic_gpu(), options);
+  const ClassFit fit = fit_class(hw::entry("conv_bwd_data"), ModelForm::kGemmLike, sweep.train,
+                                 sweep.held, test::synthetic_gpu(), options);
   // 1 % noise: the fitted values move by well under these tolerances.
   CHECK(fit.params.conv.strided_work == Approx(0.5).epsilon(0.05));
   CHECK(fit.params.compute == Approx(0.8).epsilon(0.03));
@@ -333,8 +338,8 @@ TEST_CASE("the backward-data fit recovers the ratio of data gradients run as for
   options.data_grad_as_forward = true;
   hw::DeviceSpec base = test::synthetic_gpu();
   base.efficiency[hw::entry("conv")] = conv;  // the forward entry, fitted before backward data
-  const ClassFit fit =
-      fit_class("conv_bwd_data", ModelForm::kGemmLike, sweep.train, sweep.held, base, options);
+  const ClassFit fit = fit_class(hw::entry("conv_bwd_data"), ModelForm::kGemmLike, sweep.train,
+                                 sweep.held, base, options);
   // 1 % noise: the fitted values move by well under these tolerances.
   CHECK(fit.params.conv.as_forward == Approx(1.3).epsilon(0.03));
   CHECK(fit.params.compute == Approx(0.5).epsilon(0.05));
@@ -369,7 +374,7 @@ TEST_CASE("the backward-filter fit recovers the split-K efficiency", "[calibrate
   FitOptions options;
   options.tile_sizes = {64};
   options.fit_split_k = true;
-  const ClassFit fit = fit_class("conv_bwd_filter", ModelForm::kGemmLike, train, held,
+  const ClassFit fit = fit_class(hw::entry("conv_bwd_filter"), ModelForm::kGemmLike, train, held,
                                  test::synthetic_gpu(), options);
   // 1 % noise: the fitted values move by well under these tolerances.
   CHECK(fit.params.gemm.split_k == Approx(0.6).epsilon(0.05));

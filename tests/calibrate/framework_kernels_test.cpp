@@ -147,7 +147,7 @@ TEST_CASE("the CPU plan takes the framework's im2col + GEMM thresholds", "[calib
   MeasurementSet set;
   const auto find = [](const std::vector<ClassPlan>& plan, const std::string& key) {
     for (const auto& p : plan)
-      if (p.op_class == key) return p;
+      if (p.entry.name() == key) return p;
     FAIL("no plan for " << key);
     return ClassPlan{};
   };

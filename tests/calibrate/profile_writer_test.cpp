@@ -30,7 +30,7 @@ const std::string kBase =
 
 ClassFit gemm_fit() {
   ClassFit f;
-  f.op_class = "gemm";
+  f.entry = {OpClass::kGemm};
   f.params.compute = 0.9123;
   f.params.memory = 0.8;
   f.params.gemm.tile_m = 128;
@@ -64,7 +64,7 @@ TEST_CASE("a calibrated device keeps the base, replaces fitted entries and is st
 TEST_CASE("a kernel family with Winograd as an algorithm is written and read back",
           "[calibrate][writer]") {
   ClassFit f = gemm_fit();
-  f.op_class = "conv";
+  f.entry = {OpClass::kConv};
   f.params.gemm.tile_n = 0;  // tile_m 128 fixes the rows of the tile set 32..128
   f.params.gemm.tile_min = 32;
   f.params.gemm.tile_max = 128;
@@ -106,7 +106,7 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
 
 TEST_CASE("a cache term is written and read back", "[calibrate][writer]") {
   ClassFit f;
-  f.op_class = "elementwise";
+  f.entry = {OpClass::kElementwise};
   f.params.compute = 0.5;
   f.params.memory = 0.95;
   f.params.latency_s = 1.2e-6;

@@ -73,7 +73,7 @@ TEST_CASE("the structure that predicts held-in-turn rows best is the one fitted"
   rows128.name = "family";
   rows128.tile_rows = {128};
   rows128.tile_choices = {hw::TileChoice::kWaste};
-  const ClassPlan plan{"gemm", ModelForm::kGemmLike, square, {rows128}};
+  const ClassPlan plan{{OpClass::kGemm}, ModelForm::kGemmLike, square, {rows128}};
 
   CHECK(select_structure(plan, rows, test::synthetic_gpu()).name == "family");
   // Through calibrate_device: the fit reports the structure and recovers the family.
@@ -88,7 +88,7 @@ TEST_CASE("the structure that predicts held-in-turn rows best is the one fitted"
   // which costs a few percent on the held-out rows.
   CHECK(c.fits[0].held_out.p90_abs < 0.05);
   // Without alternatives there is nothing to choose.
-  const ClassPlan single{"gemm", ModelForm::kGemmLike, square, {}};
+  const ClassPlan single{{OpClass::kGemm}, ModelForm::kGemmLike, square, {}};
   CHECK(&select_structure(single, rows, test::synthetic_gpu()) == &single.options);
 }
 
@@ -112,7 +112,7 @@ TEST_CASE("rows of unplanned classes are counted, not fitted, and leave the spli
   for (const auto& r : rows)
     if (r.op_class == "gemm") gemm_only.rows.push_back(r);
   FitOptions options;
-  const ClassPlan plan{"gemm", ModelForm::kGemmLike, options, {}};
+  const ClassPlan plan{{OpClass::kGemm}, ModelForm::kGemmLike, options, {}};
   const Calibration a = calibrate_device(with_others, test::synthetic_gpu(), {plan});
   const Calibration b = calibrate_device(gemm_only, test::synthetic_gpu(), {plan});
   CHECK(a.rows_used == 20);
@@ -147,11 +147,11 @@ TEST_CASE("rows at a tensor-core precision are fitted into their own entry", "[c
   set.rows = rows;
   hw::DeviceSpec base = test::synthetic_gpu();
   base.peak[Precision::kFp16] = {80e12, hw::ComputeUnit::kTensor};
-  const ClassPlan plan{"gemm", ModelForm::kGemmLike, FitOptions{}, {}};
+  const ClassPlan plan{{OpClass::kGemm}, ModelForm::kGemmLike, FitOptions{}, {}};
   const Calibration c = calibrate_device(set, base, {plan});
   REQUIRE(c.fits.size() == 2);
-  CHECK(c.fits[0].op_class == "gemm");
-  CHECK(c.fits[1].op_class == "gemm.fp16");
+  CHECK(c.fits[0].entry.name() == "gemm");
+  CHECK(c.fits[1].entry.name() == "gemm.fp16");
   // Exact times: the fits return the two fractions (the weak prior moves them a little).
   CHECK(c.fits[0].params.compute == Approx(0.8).epsilon(0.01));
   CHECK(c.fits[1].params.compute == Approx(0.5).epsilon(0.01));
@@ -192,7 +192,7 @@ TEST_CASE("a memory-bound class keeps the cache step only where the sweep shows 
     }
     return rows;
   };
-  const ClassPlan plan = memory_bound_plan("elementwise");
+  const ClassPlan plan = memory_bound_plan({OpClass::kElementwise});
   CHECK(plan.options.name == "flat");
   CHECK_FALSE(plan.options.fit_cache);
   REQUIRE(plan.alternatives.size() == 1);

@@ -92,7 +92,7 @@ TEST_CASE("efficiency parameters: written by the calibration writer, read back b
   for (const auto& p : hw::efficiency_params()) {
     DYNAMIC_SECTION(p.key) {
       calibrate::ClassFit fit;
-      fit.op_class = "gemm";
+      fit.entry = {OpClass::kGemm};
       fit.params = hw::ClassEfficiency{0.5, 0.5};
       // Rows written only together with another (a tile set's bounds, the narrow kernel, the
       // cache step) get their partner set too.
@@ -114,7 +114,7 @@ TEST_CASE("efficiency parameters: written by the calibration writer, read back b
 
 TEST_CASE("efficiency parameters: a default-valued parameter is not written", "[calibrate]") {
   calibrate::ClassFit fit;
-  fit.op_class = "gemm";
+  fit.entry = {OpClass::kGemm};
   fit.params = hw::ClassEfficiency{0.5, 0.25};
   const std::string entry = calibrate::efficiency_entry(fit, "s");
   CHECK(entry == "gemm: {compute: 0.5, memory: 0.25, source: \"s\"}");
