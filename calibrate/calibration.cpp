@@ -78,18 +78,22 @@ std::vector<ClassPlan> gpu_plan() {
     data_plan.alternatives.push_back(o);
   }
 
-  return {{{OpClass::kGemm}, ModelForm::kGemmLike, tile_set},
+  // The memory-bound classes first: a recurrent layer's call (rnn_layer_*) also runs
+  // reductions and copies, costed by their entries as fitted.
+  return {// size sweeps from L2-resident to DRAM-resident operands
+          memory_bound_plan({OpClass::kElementwise}),
+          memory_bound_plan({OpClass::kReduction}),
+          memory_bound_plan({OpClass::kSoftmax}),
+          memory_bound_plan({OpClass::kDataMovement}),  // copy_d2d
+          {{OpClass::kGemm}, ModelForm::kGemmLike, tile_set},
           with_split_k(conv_plan(Phase::kForward)),
           data_plan,
           with_split_k(conv_plan(Phase::kBackwardWeight)),
-          {{OpClass::kRnn}, ModelForm::kGemmLike, tiles},
-          // size sweeps from L2-resident to DRAM-resident operands
-          memory_bound_plan({OpClass::kElementwise}),
-          memory_bound_plan({OpClass::kReduction}),
-          memory_bound_plan({OpClass::kDataMovement})};  // amdahl-cudabench copy_d2d
+          {{OpClass::kRnn}, ModelForm::kGemmLike, tiles}};
 }
 
-std::vector<Sample> to_samples(const std::vector<Measurement>& rows) {
+std::vector<Sample> to_samples(const std::vector<Measurement>& rows,
+                               const CallOverheads& overheads) {
   std::vector<Sample> out;
   out.reserve(rows.size());
   for (const auto& m : rows) {
@@ -99,6 +103,7 @@ std::vector<Sample> to_samples(const std::vector<Measurement>& rows) {
     for (auto& step : measured.steps) s.parts.push_back({std::move(step.op), step.count});
     s.time_s = m.time_s;
     s.threads = m.shape.count("threads") ? static_cast<int>(m.shape_number("threads")) : 0;
+    s.call = overheads.of(m);
     s.label = m.bench + " " + format_shape(m.shape);
     out.push_back(std::move(s));
   }
@@ -141,7 +146,7 @@ namespace {
 // does not converge on some fold.
 double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
                              const std::vector<Measurement>& rows, const hw::DeviceSpec& base,
-                             const hw::EfficiencyKey& key) {
+                             const hw::EfficiencyKey& key, const CallOverheads& overheads) {
   double cost = 0;
   for (int fold = 0; fold < kHoldOutEvery; ++fold) {
     const std::vector<bool> held = fold_rows(rows, fold);
@@ -150,7 +155,8 @@ double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
       (held[i] ? check_rows : fit_rows).push_back(rows[i]);
     ClassFit fit;
     try {
-      fit = fit_class(key, plan.form, to_samples(fit_rows), to_samples(check_rows), base, options);
+      fit = fit_class(key, plan.form, to_samples(fit_rows, overheads),
+                      to_samples(check_rows, overheads), base, options);
     } catch (const UserError&) {  // too few rows, or no convergence: not a structure to choose
       return std::numeric_limits<double>::infinity();
     }
@@ -164,13 +170,14 @@ double cross_validation_cost(const ClassPlan& plan, const FitOptions& options,
 
 const FitOptions& select_structure(const ClassPlan& plan, const std::vector<Measurement>& train,
                                    const hw::DeviceSpec& base,
-                                   const std::optional<hw::EfficiencyKey>& entry) {
+                                   const std::optional<hw::EfficiencyKey>& entry,
+                                   const CallOverheads& overheads) {
   if (plan.alternatives.empty()) return plan.options;
   const hw::EfficiencyKey key = entry.value_or(plan.entry);
   const FitOptions* best = &plan.options;
-  double cost = cross_validation_cost(plan, plan.options, train, base, key);
+  double cost = cross_validation_cost(plan, plan.options, train, base, key, overheads);
   for (const auto& alternative : plan.alternatives) {
-    const double c = cross_validation_cost(plan, alternative, train, base, key);
+    const double c = cross_validation_cost(plan, alternative, train, base, key, overheads);
     if (c < cost) {
       cost = c;
       best = &alternative;
@@ -272,13 +279,19 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
     (held[i] ? held_rows : train_rows)[*key].push_back(set.rows[i]);
     ++result.rows_used;
   }
+  std::vector<Measurement> training;
+  for (std::size_t i = 0; i < set.rows.size(); ++i)
+    if (!held[i]) training.push_back(set.rows[i]);
+  result.call_overheads = estimate_call_overheads(training, base.launch_latency_s);
+  const CallOverheads& overheads = result.call_overheads;
   for (const auto& [p, key] : plan_entries(plan)) {
     if (!train_rows.count(key) && !held_rows.count(key)) continue;
-    const std::vector<Sample> train = to_samples(train_rows[key]);
-    const std::vector<Sample> held_out = to_samples(held_rows[key]);
+    const std::vector<Sample> train = to_samples(train_rows[key], overheads);
+    const std::vector<Sample> held_out = to_samples(held_rows[key], overheads);
     // Fitted on the device as calibrated so far: conv_bwd_data's as_forward rows are costed
     // by the `conv` entry fitted before it.
-    const FitOptions& options = select_structure(*p, train_rows[key], result.device, key);
+    const FitOptions& options =
+        select_structure(*p, train_rows[key], result.device, key, overheads);
     ClassFit fit = fit_class(key, p->form, train, held_out, result.device, options);
     result.device.efficiency[key] = fit.params;
     result.fits.push_back(std::move(fit));
@@ -291,12 +304,13 @@ std::vector<EntryCheck> check_device(const MeasurementSet& set, const hw::Device
   std::map<hw::EfficiencyKey, std::vector<Measurement>> rows;
   for (const auto& m : set.rows)
     if (const auto key = entry_key(m, plan)) rows[*key].push_back(m);
+  const CallOverheads overheads = estimate_call_overheads(set.rows, device.launch_latency_s);
   std::vector<EntryCheck> out;
   for (const auto& [p, key] : plan_entries(plan)) {
     if (!rows.count(key)) continue;
     EntryCheck check{key, {}, {}};
     std::vector<double> errors;
-    for (const Sample& s : to_samples(rows[key])) {
+    for (const Sample& s : to_samples(rows[key], overheads)) {
       check.residuals.push_back(predicted_residual(s, device, false));
       const Residual& r = check.residuals.back();
       errors.push_back((r.predicted_s - r.measured_s) / r.measured_s);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "calibrate/call_overhead.h"
 #include "calibrate/efficiency_fit.h"
 #include "calibrate/measurement.h"
 #include "hw/system.h"
@@ -33,13 +34,15 @@ struct ClassPlan {
 // plan.entry when not given, or one of its precision variants ("gemm.fp16").
 const FitOptions& select_structure(const ClassPlan& plan, const std::vector<Measurement>& train,
                                    const hw::DeviceSpec& base,
-                                   const std::optional<hw::EfficiencyKey>& entry = std::nullopt);
+                                   const std::optional<hw::EfficiencyKey>& entry = std::nullopt,
+                                   const CallOverheads& overheads = {});
 
 struct Calibration {
   hw::DeviceSpec device;  // base with the fitted efficiencies
   std::vector<ClassFit> fits;
   int rows_used = 0;
-  int rows_ignored = 0;  // rows of classes without a plan (launch, transfer, ...)
+  int rows_ignored = 0;          // rows of classes without a plan (launch, transfer, ...)
+  CallOverheads call_overheads;  // of rows timed around a framework call (call_overhead.h)
 };
 
 // A memory-bound class: with the cache step of the memory roofline (FitOptions::fit_cache,
@@ -47,7 +50,8 @@ struct Calibration {
 // chosen by cross-validation (a few noisy rows cannot carry the step's two parameters).
 ClassPlan memory_bound_plan(const hw::EfficiencyKey& entry);
 
-// The GPU plan: gemm and the three convolution directions (conv = forward, conv_bwd_data,
+// The GPU plan: the memory-bound classes (elementwise, reduction, softmax, data_movement), then
+// gemm and the three convolution directions (conv = forward, conv_bwd_data,
 // conv_bwd_filter) as GEMM-like with a tile set from {16, ..., 256} (the CTA tile sizes of
 // cuBLAS/CUTLASS SGEMM kernels, 16 for their skinny-GEMM kernels), convolutions with a
 // Winograd factor; rnn with one tile pair from {32, 64, 128, 256}; elementwise and reduction
@@ -64,8 +68,10 @@ MeasurementSet prefer_framework_rows(const MeasurementSet& set,
 
 // Samples of `rows`, each the op its row times (measured_op.h), threads from the shape's
 // `threads` key (0 when absent); rnn_fwd and rnn_bwd_data rows as their timesteps, each step's
-// ops as the lowering of the recurrent layer runs them (MeasuredOp::steps).
-std::vector<Sample> to_samples(const std::vector<Measurement>& rows);
+// ops as the lowering of the recurrent layer runs them (MeasuredOp::steps); a row timed around a
+// framework call with its call's overhead from `overheads` (call_overhead.h).
+std::vector<Sample> to_samples(const std::vector<Measurement>& rows,
+                               const CallOverheads& overheads = {});
 
 // A planned class without measurements is skipped (the base's entry stays); a class that
 // cannot be fitted (too few rows, no convergence) throws UserError.

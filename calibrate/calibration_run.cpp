@@ -10,6 +10,7 @@
 #include "calibrate/deepbench.h"
 #include "calibrate/holdout.h"
 #include "calibrate/profile_writer.h"
+#include "calibrate/torch_kernels.h"
 #include "hw/system_loader.h"
 #include "util/error.h"
 #include "util/suggest.h"
@@ -104,56 +105,95 @@ CalibrationSummary fit(const DeepBenchSource& source, const CalibrationRequest& 
 
 std::string microseconds(double s) { return fmt::format("{:.4g} us", s * 1e6); }
 
-CalibrationSummary fit(const MeasurementsSource& source, const CalibrationRequest& r) {
-  require(source.file, "a measurements file", "measurements");
-  require(r.base, "the base device file", "measurements");
-  require(r.out, "the output device file", "measurements");
-  if (!source.link_out.empty() && source.link_base.empty())
-    throw UserError(fmt::format(
-        "calibrate measurements: the calibrated link {} needs the link file to start from",
-        source.link_out));
-  CalibrationSummary s;
-  const MeasurementSet set =
-      prefer_framework_rows(read_measurements(source.file), &s.library_rows_left_out);
+// Measurements read from a file or a folder, fitted as one set.
+struct ReadSet {
+  MeasurementSet set;
+  std::string label;  // the file or folder named in reports and provenance
+  std::string command;
+  std::string link_base;
+  std::string link_out;
+};
+
+// launch_latency: the back-to-back launch time where measured (launch mode=async); else, for a
+// framework's launches (whose eager rate is its host dispatch), the per-kernel time of a replayed
+// CUDA graph: the device's own gap between kernels. 0 when neither was measured.
+std::pair<double, const char*> measured_launch_latency(const LaunchTimes& launch) {
+  if (launch.async_s > 0) return {launch.async_s, "launch mode=async"};
+  if (launch.graph_kernel_s > 0) return {launch.graph_kernel_s, "per kernel of a replayed graph"};
+  return {0, ""};
+}
+
+CalibrationSummary fit_set(ReadSet in, const CalibrationRequest& r, CalibrationSummary s) {
+  require(r.base, "the base device file", in.command.c_str());
+  require(r.out, "the output device file", in.command.c_str());
+  if (!in.link_out.empty() && in.link_base.empty())
+    throw UserError(
+        fmt::format("calibrate {}: the calibrated link {} needs the link file to start from",
+                    in.command, in.link_out));
+  const MeasurementSet& set = in.set;
   s.launch = launch_times(set);
   hw::DeviceSpec base = hw::load_device_file(r.base);
   // Every kernel time includes the launch latency (model/roofline.cpp), so the classes are
   // fitted with the measured one, which the device file then gets.
-  if (s.launch.async_s > 0) base.launch_latency_s = s.launch.async_s;
+  const auto [launch_s, launch_what] = measured_launch_latency(s.launch);
+  if (launch_s > 0) base.launch_latency_s = launch_s;
   // A CPU measured through a framework: its fresh allocations' cost, from the same file.
   const auto allocation =
       base.kind == hw::DeviceKind::kCpu ? fit_allocation(set) : std::optional<FreshAllocation>();
   if (allocation) base.allocation = {allocation->above_bytes, allocation->bytes_per_s};
-  const std::string file = fs::path(source.file).filename().string();
-  s.source = file;
+  s.source = in.label;
   s.calibration = calibrate_device(set, base, plan_for(base, set));
   s.copy_curves = fit_copy_curves(set);
-  if (!source.link_out.empty() && s.copy_curves.empty())
-    throw UserError(fmt::format("calibrate measurements: {} has no copy rows ({}) for the link {}",
-                                source.file, join(copy_bench_names()), source.link_out));
+  if (!in.link_out.empty() && s.copy_curves.empty())
+    throw UserError(fmt::format("calibrate {}: {} has no copy rows ({}) for the link {}",
+                                in.command, in.label, join(copy_bench_names()), in.link_out));
   if (r.cross_validate) s.cross_validation = cross_validate(set, base, plan_for(base, set));
-  std::string provenance = file;
-  for (const char* key : {"device", "machine", "date", "driver", "cuda", "cublas", "cudnn"})
+  std::string provenance = in.label;
+  for (const char* key :
+       {"device", "machine", "date", "framework", "driver", "cuda", "cublas", "cudnn"})
     if (set.provenance.count(key))
       provenance += fmt::format("; {}: {}", key, set.provenance.at(key));
-  provenance += "; fitted by `amdahl calibrate measurements` (docs/calibration.md)";
+  provenance += fmt::format("; fitted by `amdahl calibrate {}` (docs/calibration.md)", in.command);
   std::vector<std::pair<std::string, std::string>> device_keys;
-  if (s.launch.async_s > 0)
-    device_keys.push_back({"launch_latency", microseconds(s.launch.async_s) +
-                                                 "  # measured: launch mode=async (" + file + ")"});
+  if (launch_s > 0)
+    device_keys.push_back({"launch_latency", microseconds(launch_s) + "  # measured: " +
+                                                 launch_what + " (" + in.label + ")"});
   if (allocation) device_keys.push_back({"allocation", allocation_yaml(*allocation)});
   // Device and link are validated together before either is written: a bad link base, or a
   // link that fails its schema, leaves both files as they were.
   std::vector<PendingFile> files{
-      device_file(r.base, r.out, s.calibration, file, provenance, device_keys)};
-  if (!source.link_out.empty())
+      device_file(r.base, r.out, s.calibration, in.label, provenance, device_keys)};
+  if (!in.link_out.empty())
     files.push_back(
-        {source.link_out,
-         render_calibrated_link(read_text_file(source.link_base), s.copy_curves, provenance),
+        {in.link_out,
+         render_calibrated_link(read_text_file(in.link_base), s.copy_curves, provenance),
          [](const std::string& tmp) { hw::load_link_file(tmp); }});
   write_files_atomically(files);
   for (const auto& f : files) s.written.push_back({f.path});
   write_residuals(r.residuals, s.calibration, s);
+  return s;
+}
+
+CalibrationSummary fit(const MeasurementsSource& source, const CalibrationRequest& r) {
+  require(source.file, "a measurements file", "measurements");
+  CalibrationSummary s;
+  MeasurementSet set =
+      prefer_framework_rows(read_measurements(source.file), &s.library_rows_left_out);
+  return fit_set({std::move(set), fs::path(source.file).filename().string(), "measurements",
+                  source.link_base, source.link_out},
+                 r, std::move(s));
+}
+
+CalibrationSummary fit(const TorchKernelsSource& source, const CalibrationRequest& r) {
+  require(source.dir, "the data folder", "torch");
+  MeasurementSet set = read_torch_kernels(source.dir);
+  const std::string label =
+      fmt::format("{} kernels", fs::path(source.dir).lexically_normal().filename().string());
+  CalibrationSummary s = fit_set({set, label, "torch", source.link_base, source.link_out}, r, {});
+  if (!source.csv.empty()) {
+    write_file_atomically(source.csv, measurements_text(set));
+    s.written.push_back({source.csv});
+  }
   return s;
 }
 
@@ -202,6 +242,11 @@ CheckSummary run_check(const CheckRequest& request) {
     set = deepbench_rows(*db, device, measured);
     s.source = fmt::format("DeepBench {} {} (measured on {}, adjusted to {})", db->dataset,
                            db->precision, measured.model, device.model);
+  } else if (const auto* t = std::get_if<TorchKernelsSource>(&request.source)) {
+    require(t->dir, "the data folder", "check torch");
+    set = read_torch_kernels(t->dir);
+    device = hw::load_device_file(request.device);
+    s.source = t->dir;
   } else {
     const auto& m = std::get<MeasurementsSource>(request.source);
     require(m.file, "a measurements file", "check measurements");

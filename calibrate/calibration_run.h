@@ -42,13 +42,21 @@ struct MeasurementsSource {
   std::string link_out;
 };
 
+// Kernels timed through PyTorch in the layout of shared/data/h200 (torch_kernels.h).
+struct TorchKernelsSource {
+  std::string dir;        // holds kernels/ and info.json
+  std::string link_base;  // as MeasurementsSource
+  std::string link_out;
+  std::string csv;  // fit only: also write the imported measurements here (optional)
+};
+
 // This machine's CPU, measured now (cpu/cpu_calibration.h).
 struct CpuSource {
   bool quick = false;  // a small grid
 };
 
 struct CalibrationRequest {
-  std::variant<DeepBenchSource, MeasurementsSource, CpuSource> source;
+  std::variant<DeepBenchSource, MeasurementsSource, TorchKernelsSource, CpuSource> source;
   std::string base;  // device file to calibrate (peaks and memory kept); not for CpuSource
   // The calibrated device file; for CpuSource the system file, with the device and the raw
   // measurements beside it.
@@ -61,8 +69,9 @@ struct CalibrationRequest {
 CalibrationSummary run_calibration(const CalibrationRequest& request, std::ostream& log);
 
 struct CheckRequest {
-  std::string device;                                        // the device file to check, as it is
-  std::variant<DeepBenchSource, MeasurementsSource> source;  // csv, link_*: not used
+  std::string device;  // the device file to check, as it is
+  // csv, link_*: not used
+  std::variant<DeepBenchSource, MeasurementsSource, TorchKernelsSource> source;
   std::string residuals;  // also write every checked row's prediction here (optional)
 };
 

@@ -20,7 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr double kUs = 1e-6;
-constexpr double kFp32Bytes = 4;  // DeepBench's fp32 sets store 4-byte elements
 // DeepBench's GEMM benchmark reports the mean of 400 calls (shared/data/README.md); the
 // convolution and RNN workbooks do not state a count (0: not stated).
 constexpr int kGemmReps = 400;
@@ -56,18 +55,17 @@ Selection select(const CsvTable& t, const std::string& dataset, const std::strin
   return s;
 }
 
-// One measurement row of a DeepBench kernel (reps 0: the workbooks do not say, except GEMM).
+// One measurement row of a DeepBench kernel (reps 0: the workbooks do not say, except GEMM),
+// its FLOPs and bytes those of the op the registry lowers it to (measured_op.h).
 Measurement kernel_row(const char* bench, const char* op_class, const std::string& precision,
-                       std::map<std::string, std::string> shape, double flops, double bytes,
-                       double time_s) {
+                       std::map<std::string, std::string> shape, double time_s) {
   Measurement x;
   x.bench = bench;
   x.op_class = op_class;
   x.precision = precision;
   x.shape = std::move(shape);
-  x.flops = flops;
-  x.bytes = bytes;
   x.time_s = time_s;
+  count_from_registry(x);
   return x;
 }
 
@@ -86,7 +84,7 @@ void read_gemm(const CsvTable& t, const Selection& s, const std::string& precisi
                                 {"k", integer_text(k)},
                                 {"ta", t.cell(r, cta)},
                                 {"tb", t.cell(r, ctb)}},
-                               2 * m * n * k, kFp32Bytes * (m * k + k * n + m * n), *time);
+                               *time);
     x.reps = kGemmReps;
     out.rows.push_back(std::move(x));
   }
@@ -110,14 +108,9 @@ void read_conv(const CsvTable& t, const Selection& s, const std::string& precisi
     if (pad != t.number(r, cpad_w) || stride != t.number(r, cstride_w))
       throw UserError(
           fmt::format("{}: unequal padding or stride per dimension is not supported", t.where(r)));
-    const auto as_int = [](double v) { return static_cast<std::int64_t>(v); };
-    const ConvShape shape{as_int(n),  as_int(c),  as_int(h),   as_int(w),     as_int(k),
-                          as_int(fr), as_int(fs), as_int(pad), as_int(stride)};
-    const double flops = conv_flops(shape);
     for (const auto& [bench, col] : directions) {
       const auto time = time_cell(t, r, col);
       if (!time) continue;
-      const double bytes = conv_bytes(bench, shape, kFp32Bytes);
       Measurement x = kernel_row(bench, "conv", precision,
                                  {{"n", integer_text(n)},
                                   {"c", integer_text(c)},
@@ -128,7 +121,7 @@ void read_conv(const CsvTable& t, const Selection& s, const std::string& precisi
                                   {"s", integer_text(fs)},
                                   {"pad", integer_text(pad)},
                                   {"stride", integer_text(stride)}},
-                                 flops, bytes, *time);
+                                 *time);
       if (std::string(bench) == "conv_fwd" && !t.cell(r, calgo).empty())
         x.shape["algo"] = t.cell(r, calgo);
       out.rows.push_back(std::move(x));
@@ -146,12 +139,8 @@ void read_rnn(const CsvTable& t, const Selection& s, const std::string& precisio
       {"rnn_bwd_filter", t.column("bwd_weights_us")}};
   for (std::size_t r : s.rows) {
     const std::string& type = t.cell(r, ctype);
-    const double gates = rnn_gates(type);
     const double hidden = t.number(r, chidden), batch = t.number(r, cbatch);
     const double steps = t.number(r, csteps);
-    const double flops = 2 * gates * hidden * hidden * batch * steps;
-    const double bytes =
-        kFp32Bytes * (gates * hidden * hidden + (gates + 1) * batch * hidden * steps);
     for (const auto& [bench, col] : directions) {
       const auto time = time_cell(t, r, col);
       if (!time) continue;
@@ -160,7 +149,7 @@ void read_rnn(const CsvTable& t, const Selection& s, const std::string& precisio
                                      {"hidden", integer_text(hidden)},
                                      {"batch", integer_text(batch)},
                                      {"timesteps", integer_text(steps)}},
-                                    flops, bytes, *time));
+                                    *time));
     }
   }
 }

@@ -21,9 +21,10 @@ using Param = hw::EfficiencyParam;
 
 // The model's time for `s` on `device` as it stands (its threads already applied).
 double sample_time(const Sample& s, const hw::DeviceSpec& device) {
-  if (s.parts.empty()) return model::estimate(s.op, device).time_s;
   double t = 0;
+  if (s.parts.empty()) t = model::estimate(s.op, device).time_s;
   for (const SamplePart& p : s.parts) t += p.count * model::estimate(p.op, device).time_s;
+  if (s.call.host_s > 0) return std::max(s.call.host_s, s.call.before_kernel_s + t);
   return t;
 }
 
@@ -226,8 +227,7 @@ double predict_time(const Sample& s, const hw::DeviceSpec& device) {
 Residual predicted_residual(const Sample& s, const hw::DeviceSpec& device, bool held_out) {
   const hw::DeviceSpec d = device_at_threads(device, s.threads);
   const model::OpCost first = model::estimate(s.parts.empty() ? s.op : s.parts.front().op, d);
-  return {s.label, held_out, s.time_s, s.parts.empty() ? first.time_s : sample_time(s, d),
-          first.kernel};
+  return {s.label, held_out, s.time_s, sample_time(s, d), first.kernel};
 }
 
 ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::DeviceSpec& device) {
@@ -283,6 +283,10 @@ Setup setup_fit(ModelForm form, const std::vector<Sample>& train, const hw::Devi
                  (!s.op.gemm.empty() && std::min(s.op.gemm.m, s.op.gemm.n) <= options.narrow_max);
       if (narrow) params.push_back(Param::kNarrowCompute);
     }
+    // Tensor-core rows off 16-byte alignment see the unaligned kernels' fraction.
+    bool unaligned = false;
+    for (const auto& s : train) unaligned = unaligned || !model::tensor_core_aligned(s.op);
+    if (unaligned) params.push_back(Param::kUnaligned);
     if (options.fit_strided_work) {
       bool strided = false;
       for (const auto& s : train)

@@ -46,6 +46,14 @@ struct SamplePart {
   double count = 1;
 };
 
+// A row timed around one framework call (calibrate/call_overhead.h): the measured time is
+//   max(host_s, before_kernel_s + the kernel's time)
+// host_s 0: a kernel timed on its own, the measured time the kernel's.
+struct CallOverhead {
+  double host_s = 0;           // the host's time for the call, event to event
+  double before_kernel_s = 0;  // the host's time from the start event to the kernel's start
+};
+
 struct Sample {
   // The op measured; with `parts`, the op that stands for them where the fit looks at a
   // sample's shape (tiles, narrow GEMMs), while its time is theirs.
@@ -53,6 +61,7 @@ struct Sample {
   std::vector<SamplePart> parts;
   double time_s = 0;  // measured
   int threads = 0;    // CPU: threads the kernel ran on (0: all of the device's cores)
+  CallOverhead call;  // a row timed around a framework call
   std::string label;  // bench and shape, for reports
 };
 

@@ -183,6 +183,30 @@ OneLayer gemm_layer(const Measurement& m, Precision precision) {
   return linear(rows, depth, cols);
 }
 
+// The first forward op of one layer of `kind` on fp32 `inputs`, lowered in inference.
+graphs::Operator inference_op(const std::string& name, const std::string& kind,
+                              const Params& params, const std::vector<graphs::Shape>& inputs,
+                              Precision precision) {
+  const SourceLocation where{"measurement " + name, 0, 0};
+  graphs::Network net;
+  net.name = name;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    names.push_back(fmt::format("x{}", i));
+    net.inputs.push_back(input_decl(names.back(), inputs[i], where));
+  }
+  net.layers.push_back(layer_decl(name, kind, names, params, where));
+  graphs::LoweringOptions options;
+  options.mode = graphs::Mode::kInfer;
+  options.precision = precision;
+  const graphs::LoweredNetwork n = graphs::lower(graphs::bind_sizes(net, {}), options);
+  const auto ops = layer_ops(n, name, graphs::Phase::kForward);
+  if (ops.empty())
+    throw UserError(
+        fmt::format("a {} layer on {} has no forward op", kind, graphs::shape_str(inputs.front())));
+  return *ops.front();
+}
+
 // A batched GEMM: a matmul of two inputs, lowered in inference (no gradient bench is batched).
 graphs::Operator batched_gemm_op(const Measurement& m, Precision precision) {
   const std::int64_t batch = integer(m, "batch"), rows = integer(m, "m");
@@ -190,17 +214,8 @@ graphs::Operator batched_gemm_op(const Measurement& m, Precision precision) {
   if (m.bench != "gemm")
     throw UserError(fmt::format("measurement {} {}: only the gemm bench runs batched", m.bench,
                                 format_shape(m.shape)));
-  const SourceLocation where{"measurement " + m.bench, 0, 0};
-  graphs::Network net;
-  net.name = m.bench;
-  net.inputs.push_back(input_decl("a", {batch, rows, depth}, where));
-  net.inputs.push_back(input_decl("b", {batch, depth, cols}, where));
-  net.layers.push_back(layer_decl(m.bench, "matmul", {"a", "b"}, {}, where));
-  graphs::LoweringOptions options;
-  options.mode = graphs::Mode::kInfer;
-  options.precision = precision;
-  const graphs::LoweredNetwork n = graphs::lower(graphs::bind_sizes(net, {}), options);
-  return *layer_ops(n, m.bench, graphs::Phase::kForward).front();
+  return inference_op(m.bench, "matmul", {}, {{batch, rows, depth}, {batch, depth, cols}},
+                      precision);
 }
 
 // The registry's recurrent layer kind of a DeepBench cell type, and its parameters.
@@ -277,6 +292,49 @@ MeasuredOp rnn_measured_op(const Measurement& m, Precision precision) {
   return out;
 }
 
+// A framework's whole recurrent layer stack (PyTorch's nn.LSTM, nn.GRU), timed as one call:
+// rnn_layer_fwd its forward (with autograd recording, as in training), rnn_layer_train forward
+// and backward. Every op of the lowered layer in those phases, a timestep's ops counted per
+// part and phase; the first recurrent GEMM stands for the row.
+MeasuredOp rnn_layer_measured_op(const Measurement& m, Precision precision) {
+  const auto it = m.shape.find("type");
+  if (it == m.shape.end())
+    throw UserError(fmt::format("measurement {} {} has no 'type' in its shape", m.bench,
+                                format_shape(m.shape)));
+  if (m.bench != "rnn_layer_fwd" && m.bench != "rnn_layer_train")
+    throw UserError(fmt::format("bench '{}' is not a recurrent layer (expected one of: {})",
+                                m.bench, "rnn_layer_fwd, rnn_layer_train"));
+  auto [kind, params] = rnn_kind(it->second);
+  params["hidden_size"] = raw(integer(m, "hidden"));
+  params["num_layers"] = raw(integer_or(m, "layers", 1));
+  const OneLayer l{m.bench,   kind,
+                   params,    {integer(m, "timesteps"), integer(m, "batch"), integer(m, "hidden")},
+                   precision, true};
+  const graphs::LoweredNetwork n = lower_one_layer(l);
+  std::vector<graphs::Phase> phases{graphs::Phase::kForward};
+  if (m.bench == "rnn_layer_train")
+    phases.insert(phases.end(), {graphs::Phase::kBackwardData, graphs::Phase::kBackwardWeight});
+  MeasuredOp out;
+  for (graphs::Phase phase : phases)
+    for (const graphs::Operator* op : layer_ops(n, l.name, phase)) {
+      const std::string part = step_part(*op);
+      bool counted = false;
+      if (!part.empty())
+        for (auto& s : out.steps)
+          if (s.op.phase == phase && step_part(s.op) == part) {
+            s.count += 1;
+            counted = true;
+          }
+      if (!counted) out.steps.push_back({*op, 1});
+    }
+  for (const auto& s : out.steps)
+    if (!s.op.gemm.empty() && !step_part(s.op).empty()) {
+      out.op = s.op;
+      return out;
+    }
+  throw InternalError(fmt::format("the {} layer lowers to no recurrent GEMM", l.kind));
+}
+
 MeasuredOp lowered_op(const Measurement& m, Precision precision) {
   if (m.bench == "gemm" || m.bench.starts_with("gemm_")) {
     if (integer_or(m, "batch", 1) > 1) return {batched_gemm_op(m, precision), {}};
@@ -286,6 +344,7 @@ MeasuredOp lowered_op(const Measurement& m, Precision precision) {
     const ConvShape g = conv_shape(m);
     return {gemm_like_op(conv_layer(m.bench, g, precision), m.bench), {}};
   }
+  if (m.bench.starts_with("rnn_layer_")) return rnn_layer_measured_op(m, precision);
   return rnn_measured_op(m, precision);
 }
 
@@ -321,18 +380,31 @@ std::int64_t output_extent(std::int64_t in, std::int64_t kernel, std::int64_t pa
 
 }  // namespace
 
-graphs::Operator layer_op(const std::string& kind,
-                          const std::map<std::string, std::vector<std::int64_t>>& params,
-                          const graphs::Shape& input, graphs::Phase phase, bool training) {
-  OneLayer l{kind, kind, {}, input, Precision::kFp32, training};
+namespace {
+Params to_params(const std::map<std::string, std::vector<std::int64_t>>& params) {
+  Params out;
   for (const auto& [key, values] : params) {
     graphs::RawParam p = values.size() == 1 ? raw(values.front()) : graphs::RawParam{};
     if (values.size() != 1) {
       p.is_list = true;
       for (std::int64_t v : values) p.items.push_back(std::to_string(v));
     }
-    l.params[key] = p;
+    out[key] = p;
   }
+  return out;
+}
+}  // namespace
+
+graphs::Operator forward_layer_op(const std::string& kind,
+                                  const std::map<std::string, std::vector<std::int64_t>>& params,
+                                  const std::vector<graphs::Shape>& inputs) {
+  return inference_op(kind, kind, to_params(params), inputs, Precision::kFp32);
+}
+
+graphs::Operator layer_op(const std::string& kind,
+                          const std::map<std::string, std::vector<std::int64_t>>& params,
+                          const graphs::Shape& input, graphs::Phase phase, bool training) {
+  const OneLayer l{kind, kind, to_params(params), input, Precision::kFp32, training};
   const graphs::LoweredNetwork n = lower_one_layer(l);
   const auto ops = layer_ops(n, l.name, phase);
   if (ops.empty())
@@ -342,9 +414,17 @@ graphs::Operator layer_op(const std::string& kind,
 }
 
 void count_from_registry(Measurement& m) {
-  const graphs::Operator op = to_operator(m);
-  m.flops = op.flops;
-  m.bytes = op.bytes();
+  const MeasuredOp measured = measured_op(m);
+  if (measured.steps.empty()) {
+    m.flops = measured.op.flops;
+    m.bytes = measured.op.bytes();
+    return;
+  }
+  m.flops = m.bytes = 0;
+  for (const auto& step : measured.steps) {
+    m.flops += step.count * step.op.flops;
+    m.bytes += step.count * step.op.bytes();
+  }
 }
 
 std::int64_t ConvShape::p() const { return output_extent(h, r, pad, stride); }

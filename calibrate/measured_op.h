@@ -18,6 +18,8 @@
 //                        [timesteps, batch, hidden], hidden_size hidden   the pointwise cell
 //                                                                        (forward or gradient)
 //   rnn_bwd_filter                                                       recurrent weight grad
+//   rnn_layer_fwd      lstm / gru, num_layers `layers` (default 1), a    forward, every op
+//   rnn_layer_train      framework's whole recurrent call (torch_kernels.h)  + backward
 // An RNN row times a layer's recurrence (DeepBench's FLOPs count the recurrent GEMMs only),
 // so the input projection GEMMs, which the lowering emits once per layer, are not part of it.
 // Every other bench is a memory-bound op: the row's FLOPs and bytes, no GEMM dims.
@@ -62,8 +64,14 @@ graphs::Operator layer_op(const std::string& kind,
                           const std::map<std::string, std::vector<std::int64_t>>& params,
                           const graphs::Shape& input, graphs::Phase phase, bool training);
 
-// The row's FLOPs and bytes set to those of the op it times (measured_op), for a bench that
-// writes rows of a lowered kind (gemm, conv, rnn benches).
+// The first forward op of one layer of `kind` on fp32 `inputs` (a layer of several inputs gets
+// them in order), lowered for inference: the op a bench that times one forward call runs.
+graphs::Operator forward_layer_op(const std::string& kind,
+                                  const std::map<std::string, std::vector<std::int64_t>>& params,
+                                  const std::vector<graphs::Shape>& inputs);
+
+// The row's FLOPs and bytes set to those of the op it times (measured_op; an RNN row's, the sum
+// over its timesteps' ops), for a bench that writes rows of a lowered kind (gemm, conv, rnn).
 void count_from_registry(Measurement& m);
 
 // A convolution's shape as the conv benches' `shape` cells name it (square padding and

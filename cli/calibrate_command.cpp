@@ -3,8 +3,9 @@
 // options and prints the summary). Sources, one sub-command each:
 //   deepbench --dir DIR --dataset NAME   published DeepBench kernel results
 //   measurements FILE                    an amdahl measurements v1 CSV (amdahl-cudabench, ...)
+//   torch DIR                            kernels timed through PyTorch (shared/data/h200 layout)
 //   cpu                                  this machine's CPU, measured now (calibrate/cpu)
-//   check DEVICE deepbench|measurements  a device file's errors on a source, nothing fitted
+//   check DEVICE deepbench|measurements|torch  a device file's errors on a source, nothing fitted
 
 #include <fmt/format.h>
 
@@ -24,6 +25,7 @@ struct CalibrateOptions {
   calibrate::CalibrationRequest fit;
   calibrate::DeepBenchSource deepbench;
   calibrate::MeasurementsSource measurements;
+  calibrate::TorchKernelsSource torch;
   calibrate::CpuSource cpu;
   calibrate::CheckRequest check;
 };
@@ -46,6 +48,26 @@ void add_measurements_source(CLI::App* cmd, calibrate::MeasurementsSource& s) {
   cmd->add_option("file", s.file, "an amdahl measurements v1 CSV (e.g. from amdahl-cudabench)")
       ->required()
       ->check(CLI::ExistingFile);
+}
+
+void add_torch_source(CLI::App* cmd, calibrate::TorchKernelsSource& s) {
+  cmd->add_option("dir", s.dir,
+                  "folder with kernels/{gemm,conv,rnn,micro}.csv and info.json (the layout of "
+                  "shared/data/h200)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+}
+
+// The link a fit of copy rows may calibrate.
+template <class Source>
+void add_link_outputs(CLI::App* cmd, Source& s) {
+  auto* link_base =
+      cmd->add_option("--link-base", s.link_base,
+                      "link file to calibrate from the copy rows (its nominal bandwidth is kept)")
+          ->check(CLI::ExistingFile);
+  cmd->add_option("--link-out", s.link_out,
+                  "write the calibrated link (per-copy latency, achieved bandwidths) here")
+      ->needs(link_base);
 }
 
 void add_residuals(CLI::App* cmd, std::string& residuals) {
@@ -127,16 +149,23 @@ void register_calibrate(CLI::App& app) {
   CLI::App* ms = cmd->add_subcommand(
       "measurements", "fit to an amdahl measurements v1 CSV (e.g. from amdahl-cudabench)");
   add_measurements_source(ms, o->measurements);
-  auto* link_base =
-      ms->add_option("--link-base", o->measurements.link_base,
-                     "link file to calibrate from the copy rows (its nominal bandwidth is kept)")
-          ->check(CLI::ExistingFile);
-  ms->add_option("--link-out", o->measurements.link_out,
-                 "write the calibrated link (per-copy latency, achieved bandwidths) here")
-      ->needs(link_base);
+  add_link_outputs(ms, o->measurements);
   add_fit_outputs(ms, o->fit);
   ms->callback([o] {
     o->fit.source = o->measurements;
+    run(o->fit);
+  });
+
+  CLI::App* torch = cmd->add_subcommand(
+      "torch",
+      "fit to kernels timed through PyTorch, each with the framework's call overhead "
+      "(shared/data/h200; calibrate/torch_kernels.h)");
+  add_torch_source(torch, o->torch);
+  torch->add_option("--csv", o->torch.csv, "also write the imported measurements here");
+  add_link_outputs(torch, o->torch);
+  add_fit_outputs(torch, o->fit);
+  torch->callback([o] {
+    o->fit.source = o->torch;
     run(o->fit);
   });
 
@@ -166,14 +195,19 @@ void register_calibrate(CLI::App& app) {
   add_deepbench_source(check_db, o->deepbench);
   CLI::App* check_ms = check->add_subcommand("measurements", "against a measurements CSV");
   add_measurements_source(check_ms, o->measurements);
-  for (CLI::App* source : {check_db, check_ms}) source->fallthrough();  // --residuals after it
-  check->callback([o, check, check_db] {
+  CLI::App* check_torch = check->add_subcommand("torch", "against kernels timed through PyTorch");
+  add_torch_source(check_torch, o->torch);
+  for (CLI::App* source : {check_db, check_ms, check_torch})
+    source->fallthrough();  // --residuals after it
+  check->callback([o, check, check_db, check_torch] {
     if (check->get_subcommands().empty())
       throw UserError(
           "calibrate check needs a source after the device file: deepbench --dir DIR --dataset "
-          "NAME, or measurements FILE");
+          "NAME, measurements FILE, or torch DIR");
     if (check_db->parsed())
       o->check.source = o->deepbench;
+    else if (check_torch->parsed())
+      o->check.source = o->torch;
     else
       o->check.source = o->measurements;
     std::cout << calibrate::run_check(o->check).full_report();

@@ -35,6 +35,7 @@ struct GemmParams {
   int narrow_max = 0;         // GEMMs with min(m, n) <= narrow_max run on a narrow kernel
   double narrow_compute = 0;  // its fraction of peak (0: none)
   double split_k = 0;         // split-K kernels' fraction of the unsplit efficiency (0: off)
+  double unaligned = 0;       // tensor-core ops with a dim off 16-byte alignment: fraction (0: off)
 };
 
 // Convolution algorithms (model/efficiency.h): Winograd, strided data gradients, data gradients
@@ -92,6 +93,7 @@ enum class EfficiencyParam {
   kStridedWork,
   kAsForward,
   kSplitK,
+  kUnaligned,
   kMemoryInSeries,
   kUnblocked,
   kGemmPointwiseBelowBatch,
@@ -358,6 +360,16 @@ inline const std::vector<EfficiencyParamSpec>& efficiency_params() {
        .start = 0.5 /* mid-range */,
        .description = "efficiency fraction of split-K kernels for ops whose tiles leave units "
                       "idle; the faster of split and unsplit is taken (0: off)"},
+      {.id = P::kUnaligned,
+       .key = "unaligned",
+       .group = "gemm",
+       .access = detail::member<&CE::gemm, &G::unaligned>,
+       .max = 1,
+       .transform = F::kFraction,
+       .start = 0.3,
+       .description = "tensor-core precisions: efficiency fraction of GEMM-like ops with m, n or "
+                      "k not a multiple of 16 bytes of elements, which run on unaligned kernels "
+                      "(0: no such penalty)"},
       {.id = P::kMemoryInSeries,
        .key = "memory_in_series",
        .group = "traffic",

@@ -150,6 +150,7 @@ ComputeChoice compute_choice(const graphs::Operator& op, const hw::ClassEfficien
   }
   if (op.phase == graphs::Phase::kBackwardData && op.conv_stride > 1 && !op.gemm.empty())
     out.efficiency *= std::pow(implicit_gemm_work_fraction(op), e.conv.strided_work);
+  if (e.gemm.unaligned > 0 && !tensor_core_aligned(op)) out.efficiency *= e.gemm.unaligned;
   if (kind == hw::DeviceKind::kCpu) out.efficiency *= thread_scaling_efficiency(e, parallel_units);
   return out;
 }
@@ -192,6 +193,14 @@ graphs::GemmDims winograd_dims(const graphs::Operator& op) {
   if (op.phase == graphs::Phase::kBackwardWeight)
     return {g.m, ceil_div_int(g.n, 9), ceil_div_int(g.k, 4), g.batch};
   return {ceil_div_int(g.m, 4), g.n, ceil_div_int(g.k, 9), g.batch};
+}
+
+bool tensor_core_aligned(const graphs::Operator& op) {
+  if (op.gemm.empty() || !entry_precision(op)) return true;
+  constexpr double kAlignmentBytes = 16;
+  const auto elements = static_cast<std::int64_t>(kAlignmentBytes / graphs::dtype_bytes(op.dtype));
+  if (elements <= 1) return true;
+  return op.gemm.m % elements == 0 && op.gemm.n % elements == 0 && op.gemm.k % elements == 0;
 }
 
 bool is_winograd_eligible(const graphs::Operator& op) {

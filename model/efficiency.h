@@ -63,6 +63,12 @@
 // a linear layer TN for its forward (x W^T), NN for dY W and NT for dY^T X, so a forward
 // convolution is costed with `gemm_bwd_data`, a data gradient with `gemm_bwd_filter` and a
 // filter gradient with `gemm` (as_gemm_op sets the phase that selects them).
+// Alignment (entries with unaligned > 0): an op at a tensor-core precision (tf32, fp16, bf16)
+// whose GEMM dims m, n and k are not all multiples of 16 bytes of its elements (8 for 16-bit
+// types, 4 for tf32) runs on kernels that cannot use 16-byte vector loads, at `unaligned` times
+// the aligned efficiency (H200, PyTorch 2.11: bf16 GEMMs with n = 7133 or 5481 at 140 TFLOP/s
+// against 570-700 for their aligned neighbours, m = 5124 at 224; tf32 with n = 7133 at 110
+// against 300, while tf32's m = 5124, a multiple of 4, is not slowed).
 // Memory-bound ops: bandwidth fraction = memory * bytes / (bytes + half_bytes), i.e. the
 // time is half_bytes / (memory x bandwidth) of fixed latency plus bytes over the
 // asymptotic bandwidth (the latency-plus-bandwidth curve of a streaming kernel). Caches
@@ -143,6 +149,10 @@ MemoryTraffic memory_traffic(const graphs::Operator& op, const hw::ClassEfficien
 // (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR 2016): 2.25x
 // or 4x fewer multiplications than the direct FLOP count the op carries.
 bool is_winograd_eligible(const graphs::Operator& op);
+
+// Whether an op with GEMM dims at a tensor-core precision has them all 16-byte aligned (above);
+// true for every other op.
+bool tensor_core_aligned(const graphs::Operator& op);
 
 // The GEMM Winograd F(2x2,3x3) runs for a 3x3 stride-1 convolution: per 2x2 output tile, its
 // 4x4 transform positions each multiply (tiles x C) by (C x K), so for the implicit GEMM
