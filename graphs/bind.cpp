@@ -166,6 +166,7 @@ class Expander {
     layer.kind = decl.kind;
     layer.inputs = inputs;
     layer.where = decl.where;
+    layer.params.reserve(kind.params.size());
     for (const auto& p : kind.params) {
       RawParam raw;
       if (auto it = decl.params.find(p.name); it != decl.params.end()) {

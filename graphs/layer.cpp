@@ -7,60 +7,54 @@
 namespace amdahl::graphs {
 namespace {
 template <typename T>
-const T& get(const Layer& layer, const std::string& key, const char* type) {
-  const auto it = layer.params.find(key);
-  if (it == layer.params.end())
-    throw InternalError(fmt::format("layer '{}' has no parameter '{}'", layer.name, key));
-  if (const T* v = std::get_if<T>(&it->second)) return *v;
+const T& get(const Layer& layer, std::string_view key, const char* type) {
+  const ParamValue* value = layer.param(key);
+  if (!value) throw InternalError(fmt::format("layer '{}' has no parameter '{}'", layer.name, key));
+  if (const T* v = std::get_if<T>(value)) return *v;
   throw InternalError(fmt::format("layer '{}' parameter '{}' is not {}", layer.name, key, type));
 }
 }  // namespace
 
-std::int64_t Layer::get_int(const std::string& key) const {
-  const auto it = params.find(key);
-  if (it != params.end())
-    if (const auto* list = std::get_if<std::vector<std::int64_t>>(&it->second);
-        list && list->size() == 1)
+std::int64_t Layer::get_int(std::string_view key) const {
+  if (const ParamValue* value = param(key)) {
+    if (const auto* i = std::get_if<std::int64_t>(value)) return *i;
+    if (const auto* list = std::get_if<std::vector<std::int64_t>>(value); list && list->size() == 1)
       return list->front();
+  }
   return get<std::int64_t>(*this, key, "an integer");
 }
 
-std::vector<std::int64_t> Layer::get_int_list(const std::string& key) const {
-  const auto it = params.find(key);
-  if (it != params.end())
-    if (const auto* v = std::get_if<std::int64_t>(&it->second)) return {*v};
+std::vector<std::int64_t> Layer::get_int_list(std::string_view key) const {
+  if (const ParamValue* value = param(key))
+    if (const auto* v = std::get_if<std::int64_t>(value)) return {*v};
   return get<std::vector<std::int64_t>>(*this, key, "a list of integers");
 }
 
-std::vector<std::int64_t> Layer::get_ints(const std::string& key, std::size_t n) const {
-  // The common cases with one lookup and one allocation (rules call this per op and per
-  // sweep point); anything else, errors included, goes the general way below.
-  if (const auto it = params.find(key); it != params.end()) {
-    if (const auto* i = std::get_if<std::int64_t>(&it->second))
-      return std::vector<std::int64_t>(n, *i);
-    if (const auto* list = std::get_if<std::vector<std::int64_t>>(&it->second)) {
-      if (list->size() == 1) return std::vector<std::int64_t>(n, list->front());
-      if (list->size() == n) return *list;
-    }
-  }
-  std::vector<std::int64_t> v = get_int_list(key);
-  if (v.size() == 1) v.resize(n, v.front());
-  if (v.size() != n)
+IntList Layer::get_ints(std::string_view key, std::size_t n) const {
+  // One lookup and no allocation: rules call this per op and per sweep point.
+  const ParamValue* value = param(key);
+  if (const auto* i = value ? std::get_if<std::int64_t>(value) : nullptr) return IntList(n, *i);
+  const auto* given = value ? std::get_if<std::vector<std::int64_t>>(value) : nullptr;
+  const std::vector<std::int64_t>& list =
+      given ? *given : get<std::vector<std::int64_t>>(*this, key, "a list of integers");
+  if (list.size() == 1) return IntList(n, list.front());
+  if (list.size() != n)
     throw UserError(fmt::format("{}: parameter '{}' needs 1 or {} values (got {})", error_prefix(),
-                                key, n, v.size()));
-  return v;
+                                key, n, list.size()));
+  return IntList(list.begin(), list.end());
 }
 
-double Layer::get_float(const std::string& key) const {
-  const auto it = params.find(key);
-  if (it != params.end())
-    if (const auto* i = std::get_if<std::int64_t>(&it->second)) return static_cast<double>(*i);
+double Layer::get_float(std::string_view key) const {
+  if (const ParamValue* value = param(key)) {
+    if (const auto* f = std::get_if<double>(value)) return *f;
+    if (const auto* i = std::get_if<std::int64_t>(value)) return static_cast<double>(*i);
+  }
   return get<double>(*this, key, "a number");
 }
 
-bool Layer::get_bool(const std::string& key) const { return get<bool>(*this, key, "a boolean"); }
+bool Layer::get_bool(std::string_view key) const { return get<bool>(*this, key, "a boolean"); }
 
-const std::string& Layer::get_string(const std::string& key) const {
+const std::string& Layer::get_string(std::string_view key) const {
   return get<std::string>(*this, key, "a string");
 }
 

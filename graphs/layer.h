@@ -3,9 +3,11 @@
 // input tensors, and where it was declared. Produced by bind() from a network file or
 // directly by an importer (ONNX).
 
+#include <boost/container/flat_map.hpp>
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
-#include <map>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -24,6 +26,12 @@ enum class ParamType {
   kChoice,  // one of `choices`
 };
 
+// A layer's parameters by name, in name order: a sorted vector, one allocation per layer.
+using ParamMap = boost::container::flat_map<std::string, ParamValue, std::less<>>;
+
+// An integer parameter broadcast to a few values (kernel sizes, strides), without the heap.
+using IntList = boost::container::small_vector<std::int64_t, 4>;
+
 struct ParamDecl {
   std::string name;
   ParamType type = ParamType::kInt;
@@ -37,19 +45,27 @@ struct Layer {
   std::string name;
   std::string kind;
   std::vector<std::string> inputs;  // tensor names: network inputs or "layer" / "layer:i"
-  std::map<std::string, ParamValue> params;
+  ParamMap params;
   SourceLocation where;
 
-  bool has(const std::string& key) const { return params.count(key) != 0; }
+  bool has(std::string_view key) const { return param(key) != nullptr; }
+  // The value of `key`, nullptr when absent. Rules read parameters per op and per sweep
+  // point: a layer has a few, so a scan comparing lengths first beats a binary search of
+  // string comparisons.
+  const ParamValue* param(std::string_view key) const {
+    for (const auto& [name, value] : params)
+      if (name.size() == key.size() && name == key) return &value;
+    return nullptr;
+  }
   // Typed access; a missing or mistyped value is an InternalError (bind() checked them).
-  std::int64_t get_int(const std::string& key) const;
+  std::int64_t get_int(std::string_view key) const;
   // An integer or list, broadcast to `n` values (kernel: 3 -> [3, 3]); a list of another
   // length is a UserError naming the layer.
-  std::vector<std::int64_t> get_ints(const std::string& key, std::size_t n) const;
-  std::vector<std::int64_t> get_int_list(const std::string& key) const;
-  double get_float(const std::string& key) const;
-  bool get_bool(const std::string& key) const;
-  const std::string& get_string(const std::string& key) const;
+  IntList get_ints(std::string_view key, std::size_t n) const;
+  std::vector<std::int64_t> get_int_list(std::string_view key) const;
+  double get_float(std::string_view key) const;
+  bool get_bool(std::string_view key) const;
+  const std::string& get_string(std::string_view key) const;
 
   // "file:line:col: layer 'conv1' (conv2d): what" for errors about this layer.
   std::string error_prefix() const;

@@ -59,6 +59,7 @@ DType storage_of(const std::vector<TensorInfo>& outputs) {
 }
 std::vector<Shape> shapes_of(const std::vector<TensorInfo>& tensors) {
   std::vector<Shape> out;
+  out.reserve(tensors.size());
   for (const auto& t : tensors) out.push_back(t.shape);
   return out;
 }

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "graphs/layer_kind.h"
+#include "graphs/lowering_plan.h"
 #include "graphs/optimizer.h"
 #include "util/error.h"
 #include "util/suggest.h"
@@ -19,27 +20,12 @@ std::string_view mode_name(Mode m) { return m == Mode::kTrain ? "train" : "infer
 
 namespace {
 
-constexpr double kF32Bytes = 4;
-
 struct TensorState {
   TensorInfo info;
   OpId producer = kNoOp;
   bool requires_grad = false;
   std::vector<OpId> grad_parts;  // ops producing contributions to d(loss)/d(tensor)
   std::size_t slot = 0;          // index of the tensor in the plan (LoweringPlan::slots)
-};
-
-// Where an edge's bytes come from, so the numeric pass can recompute them.
-struct BytesSource {
-  enum class Kind : std::uint8_t { kTensor, kOpWritten, kOpRead, kWeightF32, kZero };
-  Kind kind = Kind::kZero;
-  std::size_t index = 0;  // tensor slot, op id, or index into LoweredNetwork::weights
-
-  static BytesSource tensor(std::size_t slot) { return {Kind::kTensor, slot}; }
-  static BytesSource written(OpId op) { return {Kind::kOpWritten, op}; }
-  static BytesSource read(OpId op) { return {Kind::kOpRead, op}; }
-  static BytesSource weight_f32(std::size_t j) { return {Kind::kWeightF32, j}; }
-  static BytesSource zero() { return {Kind::kZero, 0}; }
 };
 
 struct Dep {
@@ -66,12 +52,6 @@ std::string output_name(const std::string& layer, std::size_t i) {
   return i == 0 ? layer : layer + ":" + std::to_string(i);
 }
 
-bool is_float(DType t) {
-  return t == DType::kF32 || t == DType::kF16 || t == DType::kBf16 || t == DType::kF64;
-}
-
-bool is_half(DType t) { return t == DType::kF16 || t == DType::kBf16; }
-
 // Where a layer kind runs under autocast (lower.h).
 enum class Autocast { kHalf, kFp32, kFollow };
 
@@ -89,108 +69,6 @@ struct WeightGrad {
   double elements = 0;
   OpId grad = kNoOp;  // the op after which the fp32 gradient (running sum) is complete
 };
-
-}  // namespace
-
-// What lowering did, step by step, with every op's and edge's place in the graph, so that
-// relower() can recompute the numbers alone. Layers are referred to by index (the
-// network re-bound at another point has the same layers), cast layers by the copies kept
-// here.
-struct LoweringPlan {
-  // One forward application of a layer (per micro-batch), and its backward.
-  struct Record {
-    std::size_t layer = 0;               // index into BoundNetwork::layers
-    const Layer* synthesized = nullptr;  // a cast layer (in `casts`) instead
-    const LayerKind* kind = nullptr;
-    std::vector<std::size_t> input_slots, output_slots;
-    std::optional<DType> run_dtype;
-    bool counts_weights = false;   // micro-batch 0: its weights are LoweredNetwork::weights
-    std::size_t first_weight = 0;  // their index there
-    std::size_t weight_count = 0;
-    std::vector<OpId> weight_casts;
-    std::vector<OpId> forward_ops;
-    // Backward (empty when none was emitted).
-    bool has_backward = false;
-    std::vector<bool> needs;
-    struct BackwardOp {
-      OpId id = kNoOp;
-      bool chained = false;
-      int grad_of_input = -1, grad_of_weight = -1;
-    };
-    std::vector<BackwardOp> backward_ops;
-    std::size_t passed = 0;
-    struct GradCast {
-      OpId cast = kNoOp, grad = kNoOp;  // the grad_cast op and the 16-bit gradient it reads
-      std::size_t weight = 0;
-    };
-    std::vector<GradCast> grad_casts;
-  };
-  struct Step {
-    enum class Kind : std::uint8_t { kInput, kForward, kGradSum, kBackward, kAccumulate, kUpdate };
-    Kind kind = Kind::kInput;
-    std::size_t index = 0;  // input: its index; forward, backward: record; grad_sum: slot;
-                            // accumulate, update: weight (kAllWeights: the fused update)
-    OpId op = kNoOp;
-    double count = 0;  // grad_sum: the contributions summed
-  };
-  static constexpr std::size_t kAllWeights = static_cast<std::size_t>(-1);
-  struct Edge {
-    OpId from = kNoOp, to = kNoOp;
-    BytesSource source;
-  };
-
-  LoweringOptions options;
-  std::size_t layer_count = 0, input_count = 0;
-  std::deque<Layer> casts;
-  std::vector<Record> records;
-  std::vector<Step> steps;
-  std::vector<Edge> edges;
-  std::size_t slot_count = 0;
-};
-
-namespace {
-
-// The numbers of the ops lowering itself adds (not a layer kind's): one place each, used by
-// the structural pass and the numeric pass alike.
-void transfer_numbers(Operator& op, const TensorInfo& t) {
-  op.output_shape = t.shape;
-  op.bytes_read = t.bytes();
-  op.bytes_written = t.bytes();
-}
-void weight_cast_numbers(Operator& op, std::int64_t elements, DType half) {
-  const double n = static_cast<double>(elements);
-  op.input_shapes = {{elements}};
-  op.output_shape = {elements};
-  op.bytes_read = n * dtype_bytes(DType::kF32);
-  op.bytes_written = n * dtype_bytes(half);
-}
-void grad_sum_numbers(Operator& op, const TensorInfo& t, double k) {
-  op.output_shape = t.shape;
-  op.flops = (k - 1) * static_cast<double>(t.elements());
-  op.bytes_read = k * t.bytes();
-  op.bytes_written = t.bytes();
-}
-void grad_cast_numbers(Operator& op, std::int64_t n, DType from) {
-  op.input_shapes = {{n}};
-  op.output_shape = {n};
-  op.bytes_read = static_cast<double>(n) * dtype_bytes(from);
-  op.bytes_written = static_cast<double>(n) * dtype_bytes(DType::kF32);
-}
-void grad_accumulate_numbers(Operator& op, std::int64_t elements) {
-  const double n = static_cast<double>(elements);
-  op.input_shapes = {{elements}, {elements}};
-  op.output_shape = {elements};
-  op.flops = n;
-  op.bytes_read = 2 * kF32Bytes * n;
-  op.bytes_written = kF32Bytes * n;
-}
-void update_numbers(Operator& op, OptimizerKind optimizer, double elements) {
-  const UpdateCost c = update_cost(optimizer);
-  op.output_shape = {static_cast<std::int64_t>(elements)};
-  op.flops = c.flops_per_element * elements;
-  op.bytes_read = c.bytes_read_per_element * elements;
-  op.bytes_written = c.bytes_written_per_element * elements;
-}
 
 class Lowerer {
  public:
@@ -219,6 +97,8 @@ class Lowerer {
       plan_->layer_count = net_.layers.size();
       plan_->input_count = net_.inputs.size();
     }
+    records_.reserve(net_.layers.size());
+    tensors_.reserve(net_.layers.size() + net_.inputs.size());
     std::vector<WeightGrad> sums;
     for (micro_ = 0; micro_ < steps; ++micro_) {
       tensors_.clear();
@@ -694,161 +574,6 @@ class Lowerer {
   std::size_t slot_count_ = 0;
 };
 
-// The numeric pass: the plan's steps again, each layer's rules re-run on the re-bound layer
-// (names skipped), their numbers written over the ops the structural pass made.
-class Relowerer {
- public:
-  Relowerer(const LoweringPlan& plan, const BoundNetwork& net, LoweredNetwork& out)
-      : plan_(plan), net_(net), out_(out), graph_(out.graph) {}
-
-  bool run() {
-    if (net_.layers.size() != plan_.layer_count || net_.inputs.size() != plan_.input_count)
-      return false;
-    slots_.assign(plan_.slot_count, TensorInfo{});
-    records_.assign(plan_.records.size(), Scratch{});
-    out_.input_bytes = 0;
-    out_.parameters = 0;
-    using Kind = LoweringPlan::Step::Kind;
-    for (const LoweringPlan::Step& s : plan_.steps) {
-      bool ok = true;
-      switch (s.kind) {
-        case Kind::kInput: {
-          const TensorInfo& t = net_.inputs[s.index].tensor;
-          if (graph_.op(s.op).dtype != t.dtype) return false;
-          transfer_numbers(graph_.op(s.op), t);
-          out_.input_bytes += t.bytes();
-          slots_[static_cast<std::size_t>(s.count)] = t;
-          break;
-        }
-        case Kind::kForward:
-          ok = forward(s.index);
-          break;
-        case Kind::kGradSum:
-          grad_sum_numbers(graph_.op(s.op), slots_[s.index], s.count);
-          break;
-        case Kind::kBackward:
-          ok = backward(s.index);
-          break;
-        case Kind::kAccumulate:
-          grad_accumulate_numbers(graph_.op(s.op), out_.weights[s.index].elements);
-          break;
-        case Kind::kUpdate:
-          update_numbers(graph_.op(s.op), net_.optimizer,
-                         s.index == LoweringPlan::kAllWeights
-                             ? static_cast<double>(out_.parameters)
-                             : static_cast<double>(out_.weights[s.index].elements));
-          break;
-      }
-      if (!ok) return false;
-    }
-    for (const LoweringPlan::Edge& e : plan_.edges)
-      graph_.edge_bytes(e.from, e.to) = bytes_of(e.source);
-    out_.memory = memory_footprint(out_);
-    return true;
-  }
-
- private:
-  struct Scratch {
-    std::vector<TensorInfo> inputs, outputs;
-    std::vector<Weight> weights;
-  };
-
-  double bytes_of(const BytesSource& s) const {
-    switch (s.kind) {
-      case BytesSource::Kind::kTensor:
-        return slots_[s.index].bytes();
-      case BytesSource::Kind::kOpWritten:
-        return graph_.op(s.index).bytes_written;
-      case BytesSource::Kind::kOpRead:
-        return graph_.op(s.index).bytes_read;
-      case BytesSource::Kind::kWeightF32:
-        return kF32Bytes * static_cast<double>(out_.weights[s.index].elements);
-      case BytesSource::Kind::kZero:
-        return 0;
-    }
-    return 0;
-  }
-
-  // Writes the numbers of `fresh` over `op`; false when `fresh` is another kind of op (the
-  // structure changed).
-  static bool take_numbers(Operator& op, Operator&& fresh) {
-    if (fresh.op_class != op.op_class || fresh.phase != op.phase || fresh.dtype != op.dtype ||
-        fresh.in_place != op.in_place)
-      return false;
-    fresh.name = std::move(op.name);
-    fresh.layer = std::move(op.layer);
-    fresh.kind = std::move(op.kind);
-    fresh.precision = op.precision;
-    op = std::move(fresh);
-    return true;
-  }
-
-  const Layer& layer_of(const LoweringPlan::Record& r) const {
-    return r.synthesized ? *r.synthesized : net_.layers[r.layer];
-  }
-
-  bool forward(std::size_t index) {
-    const LoweringPlan::Record& r = plan_.records[index];
-    const Layer& layer = layer_of(r);
-    if (layer.kind != r.kind->name) return false;
-    Scratch& sc = records_[index];
-    sc.inputs.clear();
-    for (std::size_t slot : r.input_slots) sc.inputs.push_back(slots_[slot]);
-    sc.outputs = r.kind->infer(layer, sc.inputs);
-    if (sc.outputs.size() != r.output_slots.size()) return false;
-    if (r.run_dtype)
-      for (auto& t : sc.outputs)
-        if (is_float(t.dtype)) t.dtype = *r.run_dtype;
-    if (r.kind->weights) sc.weights = r.kind->weights(layer, sc.inputs);
-    if (sc.weights.size() != r.weight_count) return false;
-    if (r.counts_weights)
-      for (std::size_t w = 0; w < sc.weights.size(); ++w) {
-        out_.weights[r.first_weight + w].elements = sc.weights[w].elements;
-        out_.parameters += sc.weights[w].elements;
-      }
-    for (std::size_t w = 0; w < r.weight_casts.size(); ++w)
-      weight_cast_numbers(graph_.op(r.weight_casts[w]), sc.weights[w].elements, *r.run_dtype);
-    ForwardContext ctx(layer, sc.inputs, sc.outputs, plan_.options.precision,
-                       plan_.options.mode == Mode::kTrain);
-    ctx.skip_names();
-    ctx.emitted().reserve(r.forward_ops.size());
-    r.kind->forward(ctx);
-    if (ctx.emitted().size() != r.forward_ops.size()) return false;
-    for (std::size_t i = 0; i < r.forward_ops.size(); ++i)
-      if (!take_numbers(graph_.op(r.forward_ops[i]), std::move(ctx.emitted()[i]))) return false;
-    for (std::size_t i = 0; i < sc.outputs.size(); ++i) slots_[r.output_slots[i]] = sc.outputs[i];
-    return true;
-  }
-
-  bool backward(std::size_t index) {
-    const LoweringPlan::Record& r = plan_.records[index];
-    const Scratch& sc = records_[index];
-    BackwardContext ctx(layer_of(r), sc.inputs, sc.outputs, r.needs, plan_.options.precision);
-    ctx.skip_names();
-    ctx.emitted().reserve(r.backward_ops.size());
-    r.kind->backward(ctx);
-    auto& emitted = ctx.emitted();
-    if (emitted.size() != r.backward_ops.size() || ctx.passed().size() != r.passed) return false;
-    for (std::size_t i = 0; i < emitted.size(); ++i) {
-      const auto& want = r.backward_ops[i];
-      if (emitted[i].chained != want.chained || emitted[i].grad_of_input != want.grad_of_input ||
-          emitted[i].grad_of_weight != want.grad_of_weight ||
-          !take_numbers(graph_.op(want.id), std::move(emitted[i].op)))
-        return false;
-    }
-    for (const auto& c : r.grad_casts)
-      grad_cast_numbers(graph_.op(c.cast), sc.weights[c.weight].elements, graph_.op(c.grad).dtype);
-    return true;
-  }
-
-  const LoweringPlan& plan_;
-  const BoundNetwork& net_;
-  LoweredNetwork& out_;
-  OpGraph& graph_;
-  std::vector<TensorInfo> slots_;
-  std::vector<Scratch> records_;
-};
-
 }  // namespace
 
 LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options) {
@@ -861,10 +586,6 @@ LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options
   LoweredNetwork out = Lowerer(network, options, recorded.get()).run();
   plan = std::move(recorded);
   return out;
-}
-
-bool relower(const LoweringPlan& plan, const BoundNetwork& network, LoweredNetwork& net) {
-  return Relowerer(plan, network, net).run();
 }
 
 }  // namespace amdahl::graphs

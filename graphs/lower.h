@@ -82,7 +82,8 @@ struct LoweredNetwork {
 // network without a loss layer, or accumulation_steps < 1 (or > 1 in inference).
 LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options);
 
-// Re-evaluating a lowered network at other sizes (sweeps) without lowering it again.
+// Re-evaluating a lowered network at other sizes (sweeps) without lowering it again
+// (relower.cpp; the plan is lowering_plan.h).
 //
 // lower() with a plan also records, step by step, which layer each op came from and where
 // each op's and edge's numbers come from. relower() then takes the network bound at another

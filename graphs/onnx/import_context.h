@@ -25,7 +25,7 @@ struct Value {
   bool is_constant() const { return tensor.empty(); }
 };
 
-using Params = std::map<std::string, ParamValue>;
+using Params = ParamMap;
 
 class ImportContext {
  public:

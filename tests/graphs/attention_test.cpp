@@ -16,8 +16,7 @@ std::map<std::string, Operator> ops_by_name(const LoweredNetwork& net) {
   return out;
 }
 
-BoundNetwork one_layer(const std::string& kind, std::vector<NamedTensor> inputs,
-                       std::map<std::string, ParamValue> params) {
+BoundNetwork one_layer(const std::string& kind, std::vector<NamedTensor> inputs, ParamMap params) {
   BoundNetwork net;
   net.name = kind;
   net.inputs = std::move(inputs);

@@ -10,7 +10,7 @@
 using namespace amdahl::graphs;
 
 namespace {
-LoweredNetwork conv_net(std::map<std::string, ParamValue> params, Shape input, Mode mode) {
+LoweredNetwork conv_net(ParamMap params, Shape input, Mode mode) {
   BoundNetwork net;
   net.name = "conv";
   net.inputs.push_back({"x", TensorInfo{input, DType::kF32}});
@@ -24,8 +24,7 @@ LoweredNetwork conv_net(std::map<std::string, ParamValue> params, Shape input, M
 
 // x -> c1 -> c2 -> flatten -> loss, lowered for training: c2 has both backward ops (c1, the
 // first layer, has no data gradient).
-LoweredNetwork two_convs(Shape input, std::map<std::string, ParamValue> c1,
-                         std::map<std::string, ParamValue> c2) {
+LoweredNetwork two_convs(Shape input, ParamMap c1, ParamMap c2) {
   BoundNetwork net;
   net.name = "two_convs";
   net.inputs.push_back({"x", TensorInfo{input, DType::kF32}});
@@ -67,7 +66,7 @@ TEST_CASE("conv2d forward FLOPs and bytes equal the direct-convolution formula",
 
 TEST_CASE("conv2d output size follows stride, padding, dilation and TF SAME/VALID",
           "[graphs][conv]") {
-  auto out = [](std::map<std::string, ParamValue> params, Shape in) {
+  auto out = [](ParamMap params, Shape in) {
     return conv_net(std::move(params), in, Mode::kInfer).graph.op(2).output_shape;
   };
   // floor((224 + 2*3 - 7) / 2) + 1 = 112
@@ -103,10 +102,10 @@ TEST_CASE("grouped convolution divides the MACs by the groups", "[graphs][conv]"
 TEST_CASE("conv2d backward is twice the forward FLOPs (data + weight gradients)",
           "[graphs][conv]") {
   // The conv is the first layer, so no data gradient is emitted; a second conv has one.
-  const std::map<std::string, ParamValue> p{{"out_channels", std::int64_t{4}},
-                                            {"kernel", std::vector<std::int64_t>{3}},
-                                            {"padding", std::vector<std::int64_t>{1}},
-                                            {"bias", false}};
+  const ParamMap p{{"out_channels", std::int64_t{4}},
+                   {"kernel", std::vector<std::int64_t>{3}},
+                   {"padding", std::vector<std::int64_t>{1}},
+                   {"bias", false}};
   const auto lowered = two_convs({2, 3, 8, 8}, p, p);
   const Operator* fwd = find(lowered, "c2.fwd");
   const Operator* dx = find(lowered, "c2.bwd_data");

@@ -16,8 +16,8 @@ std::map<std::string, Operator> ops_of(const LoweredNetwork& net) {
   return ops;
 }
 
-BoundNetwork one_layer(const std::string& kind, std::map<std::string, ParamValue> params,
-                       std::vector<TensorInfo> inputs, bool loss = false) {
+BoundNetwork one_layer(const std::string& kind, ParamMap params, std::vector<TensorInfo> inputs,
+                       bool loss = false) {
   BoundNetwork net;
   net.name = kind;
   std::vector<std::string> names;

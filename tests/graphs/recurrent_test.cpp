@@ -12,8 +12,7 @@ using namespace amdahl::graphs;
 namespace {
 constexpr double kT = 5, kN = 4, kI = 8, kH = 16;
 
-LoweredNetwork recurrent(const std::string& kind, std::map<std::string, ParamValue> params,
-                         Mode mode) {
+LoweredNetwork recurrent(const std::string& kind, ParamMap params, Mode mode) {
   params.emplace("hidden_size", std::int64_t{16});
   BoundNetwork net;
   net.name = kind;

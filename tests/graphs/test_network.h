@@ -9,7 +9,7 @@
 namespace amdahl::graphs::test {
 
 inline Layer layer(std::string name, std::string kind, std::vector<std::string> inputs,
-                   std::map<std::string, ParamValue> params) {
+                   ParamMap params) {
   Layer l;
   l.name = std::move(name);
   l.kind = std::move(kind);

@@ -1,0 +1,45 @@
+#include "graphs/lowering_plan.h"
+
+namespace amdahl::graphs {
+
+void transfer_numbers(Operator& op, const TensorInfo& t) {
+  op.output_shape = t.shape;
+  op.bytes_read = t.bytes();
+  op.bytes_written = t.bytes();
+}
+void weight_cast_numbers(Operator& op, std::int64_t elements, DType half) {
+  const double n = static_cast<double>(elements);
+  op.input_shapes = {{elements}};
+  op.output_shape = {elements};
+  op.bytes_read = n * dtype_bytes(DType::kF32);
+  op.bytes_written = n * dtype_bytes(half);
+}
+void grad_sum_numbers(Operator& op, const TensorInfo& t, double k) {
+  op.output_shape = t.shape;
+  op.flops = (k - 1) * static_cast<double>(t.elements());
+  op.bytes_read = k * t.bytes();
+  op.bytes_written = t.bytes();
+}
+void grad_cast_numbers(Operator& op, std::int64_t n, DType from) {
+  op.input_shapes = {{n}};
+  op.output_shape = {n};
+  op.bytes_read = static_cast<double>(n) * dtype_bytes(from);
+  op.bytes_written = static_cast<double>(n) * dtype_bytes(DType::kF32);
+}
+void grad_accumulate_numbers(Operator& op, std::int64_t elements) {
+  const double n = static_cast<double>(elements);
+  op.input_shapes = {{elements}, {elements}};
+  op.output_shape = {elements};
+  op.flops = n;
+  op.bytes_read = 2 * kF32Bytes * n;
+  op.bytes_written = kF32Bytes * n;
+}
+void update_numbers(Operator& op, OptimizerKind optimizer, double elements) {
+  const UpdateCost c = update_cost(optimizer);
+  op.output_shape = {static_cast<std::int64_t>(elements)};
+  op.flops = c.flops_per_element * elements;
+  op.bytes_read = c.bytes_read_per_element * elements;
+  op.bytes_written = c.bytes_written_per_element * elements;
+}
+
+}  // namespace amdahl::graphs
