@@ -78,8 +78,8 @@ void print_runs(const validate::ValidationReport& r, const std::string& format) 
     }
     nlohmann::json classes = nlohmann::json::object();
     for (const auto& [cls, s] : r.by_class) classes[cls] = summary(s);
-    std::cout << nlohmann::json{{"points", points}, {"groups", groups}, {"by_class", classes}}
-                     .dump(2)
+    std::cout << nlohmann::json{{"points", points}, {"groups", groups}, {"by_class", classes}}.dump(
+                     2)
               << '\n';
     return;
   }
@@ -90,8 +90,8 @@ void print_runs(const validate::ValidationReport& r, const std::string& format) 
                                          "measured", "predicted", "error"});
   for (const auto& p : r.points)
     if (csv)
-      t.add({p.run.workload, p.run.model, std::to_string(p.run.batch), p.run.mode,
-             p.run.precision, p.run.op_class, fmt::format("{:.6g}", p.run.measured_s),
+      t.add({p.run.workload, p.run.model, std::to_string(p.run.batch), p.run.mode, p.run.precision,
+             p.run.op_class, fmt::format("{:.6g}", p.run.measured_s),
              fmt::format("{:.6g}", p.predicted_s), fmt::format("{:.4f}", p.error)});
     else
       t.add({p.run.workload, std::to_string(p.run.batch), p.run.mode, p.run.precision,
@@ -144,8 +144,8 @@ void run_profile(const ValidateOptions& o, const hw::SystemSpec& system) {
     rows["matrix (gemm+conv+rnn+attention)"] = {matrix_m, matrix_p};
     rows["all device time"] = {all_m, all_p};
     for (const auto& [cls, mp] : rows) {
-      const std::string err = mp.first > 0 ? percent(validate::signed_error(mp.second, mp.first))
-                                           : "-";
+      const std::string err =
+          mp.first > 0 ? percent(validate::signed_error(mp.second, mp.first)) : "-";
       t.add({c.model, run.workload, std::to_string(c.batch), cls, seconds(mp.first),
              seconds(mp.second), err});
       json.push_back({{"model", c.model},
@@ -168,7 +168,7 @@ void run_profile(const ValidateOptions& o, const hw::SystemSpec& system) {
     std::cout << fmt::format("\n{} unmapped device activities{}\n", unmapped.size(),
                              unmapped.empty() ? "" : ":");
     for (const auto& [model, k] : unmapped)
-      std::cout << fmt::format("  {}: {} ({} per step)\n", model, k.name,
+      std::cout << fmt::format("  {}: {} ({} per step)\n", model, k.name.substr(0, 120),
                                seconds(k.device_s_per_step));
   }
 }
@@ -206,9 +206,8 @@ void register_validate(CLI::App& app) {
       return;
     }
     const auto runs = validate::read_measured_runs(o->measured);
-    const auto report = validate::compare(runs, [&](const validate::MeasuredRun& run) {
-      return predict_run(run, system, *o);
-    });
+    const auto report = validate::compare(
+        runs, [&](const validate::MeasuredRun& run) { return predict_run(run, system, *o); });
     print_runs(report, o->format);
   });
 }

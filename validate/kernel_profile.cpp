@@ -84,6 +84,8 @@ const Rule kRules[] = {
     {Match::kContains, "reduce_kernel", OpClass::kReduction, "PyTorch reduction"},
     {Match::kContains, "elementwise_kernel", OpClass::kElementwise, "PyTorch elementwise"},
     {Match::kContains, "fused_dropout", OpClass::kElementwise, "PyTorch elementwise"},
+    // torch.randint of the loss's labels, inside the measured step.
+    {Match::kContains, "distribution_", OpClass::kElementwise, "PyTorch random numbers"},
     {Match::kContains, "Memcpy", OpClass::kDataMovement, "device copy"},
     {Match::kContains, "Memset", OpClass::kDataMovement, "device fill"},
 };
