@@ -41,15 +41,22 @@ model::Prediction predict_run(const validate::MeasuredRun& run, const hw::System
   return model::predict(wl.lowered, wl.system, wl.predict);
 }
 
-Table summary_table(const validate::ValidationReport& r) {
-  Table t({"group", "points", "median |error|", "p90 |error|"});
-  for (const auto& g : r.groups)
-    t.add({g.by == "all" ? "all" : fmt::format("{} {}", g.by, g.group),
-           std::to_string(g.summary.points), fmt::format("{:.1f}%", 100 * g.summary.median_abs),
-           fmt::format("{:.1f}%", 100 * g.summary.p90_abs)});
-  for (const auto& [cls, s] : r.by_class)
-    t.add({fmt::format("class {}", cls), std::to_string(s.points),
-           fmt::format("{:.1f}%", 100 * s.median_abs), fmt::format("{:.1f}%", 100 * s.p90_abs)});
+// The group summaries: percentages in a table, fractions in CSV.
+Table summary_table(const validate::ValidationReport& r, bool csv) {
+  Table t(
+      csv ? std::vector<std::string>{"by", "group", "points", "median_abs_error", "p90_abs_error"}
+          : std::vector<std::string>{"group", "points", "median |error|", "p90 |error|"});
+  const auto add = [&](const std::string& by, const std::string& group,
+                       const validate::ErrorSummary& s) {
+    if (csv)
+      t.add({by, group, std::to_string(s.points), fmt::format("{:.4f}", s.median_abs),
+             fmt::format("{:.4f}", s.p90_abs)});
+    else
+      t.add({by == "all" ? "all" : fmt::format("{} {}", by, group), std::to_string(s.points),
+             fmt::format("{:.1f}%", 100 * s.median_abs), fmt::format("{:.1f}%", 100 * s.p90_abs)});
+  };
+  for (const auto& g : r.groups) add(g.by, g.group, g.summary);
+  for (const auto& [cls, s] : r.by_class) add("class", cls, s);
   return t;
 }
 
@@ -100,12 +107,12 @@ void print_runs(const validate::ValidationReport& r, const std::string& format) 
   if (csv) {
     t.print_csv(std::cout);
     std::cout << '\n';
-    summary_table(r).print_csv(std::cout);
+    summary_table(r, true).print_csv(std::cout);
     return;
   }
   t.print(std::cout);
   std::cout << "\nwhole steps, |error| by group:\n";
-  summary_table(r).print(std::cout);
+  summary_table(r, false).print(std::cout);
 }
 
 // Per profiled configuration and op class: the profile's kernel time per step against the
