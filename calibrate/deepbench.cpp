@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "calibrate/csv_table.h"
 #include "calibrate/measured_op.h"
+#include "util/csv_table.h"
 #include "util/error.h"
 #include "util/suggest.h"
 #include "util/yaml_file.h"

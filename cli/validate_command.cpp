@@ -8,50 +8,176 @@
 #include "cli/report.h"
 #include "cli/table.h"
 #include "cli/workload.h"
+#include "graphs/zoo.h"
 #include "hw/system_loader.h"
+#include "util/error.h"
 #include "validate/comparison.h"
+#include "validate/kernel_profile.h"
 
 namespace amdahl::cli {
 namespace {
 
 struct ValidateOptions {
   std::string measured;
+  std::string profile;
   std::string system = "minsky";
   std::string device;
   std::string format = "table";
 };
 
-void print_table(std::ostream& out, const validate::ValidationReport& r) {
-  Table t({"workload", "batch", "mode", "precision", "class", "measured", "predicted", "error"});
-  for (const auto& p : r.points)
-    t.add({p.run.workload, std::to_string(p.run.batch), p.run.mode, p.run.precision,
-           p.run.op_class.empty() ? "step" : p.run.op_class, seconds(p.run.measured_s),
-           seconds(p.predicted_s), fmt::format("{:+.1f}%", 100 * p.error)});
-  t.print(out);
-  out << fmt::format("\nwhole steps: {} points, median |error| {:.1f}%, 90th percentile {:.1f}%\n",
-                     r.steps.points, 100 * r.steps.median_abs, 100 * r.steps.p90_abs);
-  for (const auto& [cls, s] : r.by_class)
-    out << fmt::format("{}: {} points, median |error| {:.1f}%, 90th percentile {:.1f}%\n", cls,
-                       s.points, 100 * s.median_abs, 100 * s.p90_abs);
+std::string percent(double e) { return fmt::format("{:+.1f}%", 100 * e); }
+
+// The prediction of one measured configuration, its parameter count checked when the
+// measurement gives one.
+model::Prediction predict_run(const validate::MeasuredRun& run, const hw::SystemSpec& system,
+                              const ValidateOptions& o) {
+  WorkloadOptions w;
+  w.model = run.workload;
+  w.device = o.device;
+  w.mode = run.mode;
+  w.precision = run.precision;
+  const Workload wl = load_workload(w, {{"batch", run.batch}}, system);
+  validate::check_parameters(run, wl.lowered.parameters);
+  return model::predict(wl.lowered, wl.system, wl.predict);
 }
 
-nlohmann::json to_json(const validate::ValidationReport& r) {
-  nlohmann::json points = nlohmann::json::array();
-  for (const auto& p : r.points) {
-    nlohmann::json j = {{"workload", p.run.workload},   {"batch", p.run.batch},
-                        {"mode", p.run.mode},           {"precision", p.run.precision},
-                        {"op_class", p.run.op_class},   {"measured_s", p.run.measured_s},
-                        {"predicted_s", p.predicted_s}, {"error", p.error}};
-    for (const auto& [k, v] : p.run.extra) j[k] = v;
-    points.push_back(j);
-  }
-  auto summary = [](const validate::ErrorSummary& s) {
-    return nlohmann::json{
-        {"points", s.points}, {"median_abs_error", s.median_abs}, {"p90_abs_error", s.p90_abs}};
+// The group summaries: percentages in a table, fractions in CSV.
+Table summary_table(const validate::ValidationReport& r, bool csv) {
+  Table t(
+      csv ? std::vector<std::string>{"by", "group", "points", "median_abs_error", "p90_abs_error"}
+          : std::vector<std::string>{"group", "points", "median |error|", "p90 |error|"});
+  const auto add = [&](const std::string& by, const std::string& group,
+                       const validate::ErrorSummary& s) {
+    if (csv)
+      t.add({by, group, std::to_string(s.points), fmt::format("{:.4f}", s.median_abs),
+             fmt::format("{:.4f}", s.p90_abs)});
+    else
+      t.add({by == "all" ? "all" : fmt::format("{} {}", by, group), std::to_string(s.points),
+             fmt::format("{:.1f}%", 100 * s.median_abs), fmt::format("{:.1f}%", 100 * s.p90_abs)});
   };
-  nlohmann::json classes;
-  for (const auto& [cls, s] : r.by_class) classes[cls] = summary(s);
-  return {{"points", points}, {"steps", summary(r.steps)}, {"by_class", classes}};
+  for (const auto& g : r.groups) add(g.by, g.group, g.summary);
+  for (const auto& [cls, s] : r.by_class) add("class", cls, s);
+  return t;
+}
+
+void print_runs(const validate::ValidationReport& r, const std::string& format) {
+  if (format == "json") {
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : r.points) {
+      nlohmann::json j = {{"workload", p.run.workload},   {"batch", p.run.batch},
+                          {"mode", p.run.mode},           {"precision", p.run.precision},
+                          {"op_class", p.run.op_class},   {"measured_s", p.run.measured_s},
+                          {"predicted_s", p.predicted_s}, {"error", p.error}};
+      if (!p.run.model.empty()) j["model"] = p.run.model;
+      for (const auto& [k, v] : p.run.extra) j[k] = v;
+      points.push_back(j);
+    }
+    auto summary = [](const validate::ErrorSummary& s) {
+      return nlohmann::json{
+          {"points", s.points}, {"median_abs_error", s.median_abs}, {"p90_abs_error", s.p90_abs}};
+    };
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& g : r.groups) {
+      nlohmann::json j = summary(g.summary);
+      j["by"] = g.by;
+      j["group"] = g.group;
+      groups.push_back(j);
+    }
+    nlohmann::json classes = nlohmann::json::object();
+    for (const auto& [cls, s] : r.by_class) classes[cls] = summary(s);
+    std::cout << nlohmann::json{{"points", points}, {"groups", groups}, {"by_class", classes}}.dump(
+                     2)
+              << '\n';
+    return;
+  }
+  const bool csv = format == "csv";
+  Table t(csv ? std::vector<std::string>{"workload", "model", "batch", "mode", "precision",
+                                         "op_class", "measured_s", "predicted_s", "error"}
+              : std::vector<std::string>{"workload", "batch", "mode", "precision", "class",
+                                         "measured", "predicted", "error"});
+  for (const auto& p : r.points)
+    if (csv)
+      t.add({p.run.workload, p.run.model, std::to_string(p.run.batch), p.run.mode, p.run.precision,
+             p.run.op_class, fmt::format("{:.6g}", p.run.measured_s),
+             fmt::format("{:.6g}", p.predicted_s), fmt::format("{:.4f}", p.error)});
+    else
+      t.add({p.run.workload, std::to_string(p.run.batch), p.run.mode, p.run.precision,
+             p.run.op_class.empty() ? "step" : p.run.op_class, seconds(p.run.measured_s),
+             seconds(p.predicted_s), percent(p.error)});
+  if (csv) {
+    t.print_csv(std::cout);
+    std::cout << '\n';
+    summary_table(r, true).print_csv(std::cout);
+    return;
+  }
+  t.print(std::cout);
+  std::cout << "\nwhole steps, |error| by group:\n";
+  summary_table(r, false).print(std::cout);
+}
+
+// Per profiled configuration and op class: the profile's kernel time per step against the
+// prediction's busy time of that class; then the matrix classes together (cuBLAS kernels
+// serve several of them, kernel_profile.h) and every class.
+void run_profile(const ValidateOptions& o, const hw::SystemSpec& system) {
+  const auto configs = validate::read_kernel_profile(o.profile);
+  const auto zoo = graphs::zoo_pytorch_names();
+  Table t({"model", "workload", "batch", "class", "measured", "predicted", "error"});
+  nlohmann::json json = nlohmann::json::array();
+  std::vector<std::pair<std::string, validate::ProfiledKernel>> unmapped;
+  for (const auto& c : configs) {
+    const auto it = zoo.find(c.model);
+    if (it == zoo.end())
+      throw UserError(fmt::format("{}: column model: no zoo network is the PyTorch definition '{}'",
+                                  c.where, c.model));
+    validate::MeasuredRun run;
+    run.workload = it->second;
+    run.model = c.model;
+    run.batch = c.batch;
+    run.mode = "train";  // the profile's steps are training steps
+    run.precision = c.precision;
+    run.where = c.where;
+    const model::Prediction p = predict_run(run, system, o);
+    std::map<std::string, std::pair<double, double>> rows;  // class -> measured, predicted
+    for (const auto& [cls, s] : c.device_s_per_step) rows[cls].first = s;
+    for (const auto& [cls, s] : p.busy_by_class)
+      if (cls != op_class_name(OpClass::kHost)) rows[cls].second = s;
+    double matrix_m = 0, matrix_p = 0, all_m = 0, all_p = 0;
+    for (const auto& [cls, mp] : rows) {
+      const auto oc = parse_op_class(cls);
+      if (oc && is_matrix_class(*oc)) matrix_m += mp.first, matrix_p += mp.second;
+      all_m += mp.first;
+      all_p += mp.second;
+    }
+    rows["matrix (gemm+conv+rnn+attention)"] = {matrix_m, matrix_p};
+    rows["all device time"] = {all_m, all_p};
+    for (const auto& [cls, mp] : rows) {
+      const std::string err =
+          mp.first > 0 ? percent(validate::signed_error(mp.second, mp.first)) : "-";
+      t.add({c.model, run.workload, std::to_string(c.batch), cls, seconds(mp.first),
+             seconds(mp.second), err});
+      json.push_back({{"model", c.model},
+                      {"workload", run.workload},
+                      {"batch", c.batch},
+                      {"precision", c.precision},
+                      {"class", cls},
+                      {"measured_s_per_step", mp.first},
+                      {"predicted_s", mp.second}});
+    }
+    for (const auto& k : c.kernels)
+      if (k.family == validate::kUnmapped) unmapped.emplace_back(c.model, k);
+  }
+  if (o.format == "json") {
+    std::cout << json.dump(2) << '\n';
+  } else if (o.format == "csv") {
+    t.print_csv(std::cout);
+  } else {
+    t.print(std::cout);
+    std::cout << fmt::format("\n{} unmapped device activities{}\n", unmapped.size(),
+                             unmapped.empty() ? "" : ":");
+    for (const auto& [model, k] : unmapped)
+      std::cout << fmt::format("  {}: {} ({} per step)\n", model, k.name.substr(0, 120),
+                               seconds(k.device_s_per_step));
+  }
 }
 
 }  // namespace
@@ -60,10 +186,17 @@ void register_validate(CLI::App& app) {
   auto o = std::make_shared<ValidateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "validate",
-      "compare predictions with measured runs (workload,batch,mode,precision,measured_s CSV)");
-  cmd->add_option("--measured", o->measured, "measured-runs CSV")
-      ->required()
-      ->check(CLI::ExistingFile);
+      "compare predictions with measured runs (--measured: whole steps; --profile: device "
+      "time per op class of a torch.profiler key-average CSV)");
+  auto* measured = cmd->add_option("--measured", o->measured,
+                                   "measured-runs CSV (workload,batch,mode,precision,measured_s "
+                                   "or model,batch,precision,mode,median_us)")
+                       ->check(CLI::ExistingFile);
+  auto* profile = cmd->add_option("--profile", o->profile,
+                                  "profile CSV (model,batch,precision,op,calls,self_device_us,"
+                                  "self_cpu_us,steps)")
+                      ->check(CLI::ExistingFile);
+  measured->excludes(profile);
   cmd->add_option("--system", o->system, "catalog system name or system YAML path")
       ->capture_default_str();
   cmd->add_option("--device", o->device,
@@ -72,30 +205,17 @@ void register_validate(CLI::App& app) {
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
   cmd->callback([o] {
+    if (o->measured.empty() == o->profile.empty())
+      throw UserError("validate: give --measured FILE or --profile FILE");
     const hw::SystemSpec system = hw::load_system(o->system);
-    const auto runs = validate::read_measured_runs(o->measured);
-    const auto report = validate::compare(runs, [&](const validate::MeasuredRun& run) {
-      WorkloadOptions w;
-      w.model = run.workload;
-      w.device = o->device;
-      w.mode = run.mode;
-      w.precision = run.precision;
-      const Workload wl = load_workload(w, {{"batch", run.batch}}, system);
-      return model::predict(wl.lowered, wl.system, wl.predict);
-    });
-    if (o->format == "json") {
-      std::cout << to_json(report).dump(2) << '\n';
-    } else if (o->format == "csv") {
-      Table t({"workload", "batch", "mode", "precision", "op_class", "measured_s", "predicted_s",
-               "error"});
-      for (const auto& p : report.points)
-        t.add({p.run.workload, std::to_string(p.run.batch), p.run.mode, p.run.precision,
-               p.run.op_class, fmt::format("{:.6g}", p.run.measured_s),
-               fmt::format("{:.6g}", p.predicted_s), fmt::format("{:.4f}", p.error)});
-      t.print_csv(std::cout);
-    } else {
-      print_table(std::cout, report);
+    if (!o->profile.empty()) {
+      run_profile(*o, system);
+      return;
     }
+    const auto runs = validate::read_measured_runs(o->measured);
+    const auto report = validate::compare(
+        runs, [&](const validate::MeasuredRun& run) { return predict_run(run, system, *o); });
+    print_runs(report, o->format);
   });
 }
 

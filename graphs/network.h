@@ -78,6 +78,10 @@ struct Network {
   std::string name;
   std::string description;
   std::string source;  // where the architecture comes from
+  // The PyTorch definition this network is, by the name PyTorch measurement sets give it
+  // (a torchvision.models constructor with default arguments, or a network of
+  // ../shared/data/h200/models.py); empty for networks that are no PyTorch definition.
+  std::string pytorch_name;
   std::string file;
   std::vector<std::string> notes;  // variants and deviations, for `describe models`
   std::vector<SizeDecl> sizes;

@@ -24,8 +24,9 @@ std::string_view optimizer_name(OptimizerKind k) {
 
 namespace {
 
-const std::vector<std::string> kTopKeys{"name",   "description", "source", "notes",    "sizes",
-                                        "inputs", "blocks",      "layers", "optimizer"};
+const std::vector<std::string> kTopKeys{"name",   "description", "source", "pytorch_name",
+                                        "notes",  "sizes",       "inputs", "blocks",
+                                        "layers", "optimizer"};
 const std::vector<std::string> kLayerKeys{"name",   "kind",    "block", "input",
                                           "inputs", "enabled", "repeat"};
 const std::vector<std::string> kBlockKeys{"params", "inputs", "output", "layers"};
@@ -47,6 +48,7 @@ class Reader {
     net.name = scalar(root, "name", "", true);
     net.description = scalar(root, "description", "", true);
     net.source = scalar(root, "source", "", true);
+    net.pytorch_name = scalar(root, "pytorch_name", "", false);
     if (root["notes"]) {
       if (root["notes"].IsSequence())
         for (const auto& n : root["notes"]) net.notes.push_back(n.as<std::string>());

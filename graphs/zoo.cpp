@@ -33,4 +33,19 @@ Network load_zoo_network(const std::string& name) {
   return load_network((fs::path(zoo_dir()) / (name + ".yaml")).string());
 }
 
+std::map<std::string, std::string> zoo_pytorch_names() {
+  std::map<std::string, std::string> by_pytorch_name;
+  for (const auto& name : zoo_names()) {
+    const Network net = load_zoo_network(name);
+    if (net.pytorch_name.empty()) continue;
+    const auto [it, inserted] = by_pytorch_name.emplace(net.pytorch_name, name);
+    if (!inserted)
+      throw UserError(
+          fmt::format("{}: pytorch_name '{}' is already the PyTorch name of zoo network "
+                      "'{}'; one PyTorch definition is one zoo network",
+                      net.file, net.pytorch_name, it->second));
+  }
+  return by_pytorch_name;
+}
+
 }  // namespace amdahl::graphs

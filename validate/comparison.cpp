@@ -2,13 +2,45 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "util/error.h"
 
 namespace amdahl::validate {
 
+std::vector<GroupSummary> group_summaries(const std::vector<ValidationPoint>& points) {
+  // One grouping: its name and the group a point belongs to.
+  struct Grouping {
+    const char* by;
+    std::function<std::string(const MeasuredRun&)> group_of;
+  };
+  const Grouping groupings[] = {
+      {"all", [](const MeasuredRun&) { return std::string("all"); }},
+      {"precision", [](const MeasuredRun& r) { return r.precision; }},
+      {"mode", [](const MeasuredRun& r) { return r.mode; }},
+      {"batch",
+       [](const MeasuredRun& r) {
+         return fmt::format("{} {}", r.batch <= kSmallBatch ? "<=" : ">", kSmallBatch);
+       }},
+  };
+  std::vector<GroupSummary> out;
+  for (const Grouping& g : groupings) {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<double>> errors;
+    for (const ValidationPoint& p : points) {
+      if (!p.run.op_class.empty()) continue;
+      const std::string group = g.group_of(p.run);
+      if (!errors.contains(group)) order.push_back(group);
+      errors[group].push_back(p.error);
+    }
+    if (std::string(g.by) == "batch") std::sort(order.begin(), order.end());  // "<=" before ">"
+    for (const auto& group : order) out.push_back({g.by, group, summarize(errors[group])});
+  }
+  return out;
+}
+
 ValidationReport compare(const std::vector<MeasuredRun>& runs, const Predictor& predict) {
   ValidationReport report;
-  std::vector<double> step_errors;
   std::map<std::string, std::vector<double>> class_errors;
   for (const MeasuredRun& run : runs) {
     const model::Prediction p = predict(run);
@@ -19,10 +51,10 @@ ValidationReport compare(const std::vector<MeasuredRun>& runs, const Predictor& 
       point.predicted_s = it == p.busy_by_class.end() ? 0 : it->second;
     }
     point.error = signed_error(point.predicted_s, run.measured_s);
-    (run.op_class.empty() ? step_errors : class_errors[run.op_class]).push_back(point.error);
+    if (!run.op_class.empty()) class_errors[run.op_class].push_back(point.error);
     report.points.push_back(std::move(point));
   }
-  report.steps = summarize(step_errors);
+  report.groups = group_summaries(report.points);
   for (const auto& [cls, errors] : class_errors) report.by_class[cls] = summarize(errors);
   return report;
 }

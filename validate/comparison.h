@@ -1,8 +1,11 @@
 #pragma once
 // Comparison of measured runs with predictions: one point per measured row, the signed
 // error (predicted - measured) / measured, and the summary statistics docs/architecture.md
-// asks for (median and 90th percentile of |error|, overall and per op class).
+// asks for: median and 90th percentile of |error| over the whole steps, grouped by
+// precision, by mode and by batch size (up to kSmallBatch and above), and per op class for
+// per-class rows.
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -13,15 +16,28 @@
 
 namespace amdahl::validate {
 
+// The batch size that splits the batch groups (<= and >): at 16 and below a GPU training
+// step is mostly the framework's host time, above it mostly kernels
+// (../shared/data/h200/README.md; docs/validation.md).
+inline constexpr std::int64_t kSmallBatch = 16;
+
 struct ValidationPoint {
   MeasuredRun run;
   double predicted_s = 0;
   double error = 0;  // signed, relative
 };
 
+// The whole-step points of one group: `by` is "all", "precision", "mode" or "batch";
+// `group` the value ("bf16", "train", "<= 16", ...).
+struct GroupSummary {
+  std::string by;
+  std::string group;
+  ErrorSummary summary;
+};
+
 struct ValidationReport {
   std::vector<ValidationPoint> points;           // every row, in file order
-  ErrorSummary steps;                            // whole-step rows
+  std::vector<GroupSummary> groups;              // whole-step rows (group_summaries)
   std::map<std::string, ErrorSummary> by_class;  // op_class rows
 };
 
@@ -29,5 +45,10 @@ struct ValidationReport {
 using Predictor = std::function<model::Prediction(const MeasuredRun&)>;
 
 ValidationReport compare(const std::vector<MeasuredRun>& runs, const Predictor& predict);
+
+// The groups of whole-step points, in the order reports print them: all; each precision and
+// each mode in order of first appearance; batch <= kSmallBatch, batch > kSmallBatch. Groups
+// without points are left out.
+std::vector<GroupSummary> group_summaries(const std::vector<ValidationPoint>& points);
 
 }  // namespace amdahl::validate

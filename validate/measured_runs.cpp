@@ -5,96 +5,143 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
+#include "graphs/zoo.h"
+#include "util/csv_table.h"
 #include "util/error.h"
+#include "util/op_class.h"
+#include "util/precision.h"
+#include "util/suggest.h"
 
 namespace amdahl::validate {
 namespace {
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, ',')) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
+
+// The two layouts: which column names the network, which holds the time and in what unit.
+struct Layout {
+  const char* name_column;
+  const char* time_column;
+  double seconds_per_unit;
+  bool pytorch_names;  // the name column holds PyTorch names (resolved through the zoo)
+};
+const Layout kAmdahlLayout{"workload", "measured_s", 1.0, false};
+const Layout kPyTorchLayout{"model", "median_us", 1e-6, true};
+
+const Layout& layout_of(const CsvTable& t) {
+  if (t.has_column(kAmdahlLayout.name_column)) return kAmdahlLayout;
+  if (t.has_column(kPyTorchLayout.name_column)) return kPyTorchLayout;
+  throw UserError(fmt::format(
+      "{}:1: a measured-runs file names its networks in a column '{}' (amdahl models, with "
+      "{}) or '{}' (PyTorch names, with {}); the header has: {}",
+      t.path(), kAmdahlLayout.name_column, kAmdahlLayout.time_column, kPyTorchLayout.name_column,
+      kPyTorchLayout.time_column, join(t.header())));
 }
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const auto hi = static_cast<std::size_t>(std::ceil(pos));
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+double positive_number(const CsvTable& t, std::size_t row, std::size_t col) {
+  const double v = t.number(row, col);
+  if (!(v > 0))
+    throw UserError(fmt::format("{}: column {}: must be positive (got '{}')", t.where(row),
+                                t.header().at(col), t.cell(row, col)));
+  return v;
 }
+
+std::int64_t positive_integer(const CsvTable& t, std::size_t row, std::size_t col) {
+  const double v = positive_number(t, row, col);
+  if (v != std::floor(v))
+    throw UserError(fmt::format("{}: column {}: must be a whole number (got '{}')", t.where(row),
+                                t.header().at(col), t.cell(row, col)));
+  return static_cast<std::int64_t>(v);
+}
+
+std::string member(const CsvTable& t, std::size_t row, std::size_t col,
+                   const std::vector<std::string>& valid) {
+  const std::string& v = t.cell(row, col);
+  if (std::find(valid.begin(), valid.end(), v) == valid.end())
+    throw UserError(fmt::format("{}: column {}: {} (got '{}')", t.where(row), t.header().at(col),
+                                suggestion(v, valid), v));
+  return v;
+}
+
 }  // namespace
 
 std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UserError(fmt::format("{}: cannot open measured-runs file", path));
-  std::string line;
-  int line_no = 0;
-  std::vector<std::string> header;
+  const CsvTable t = CsvTable::read(path);
+  const Layout& layout = layout_of(t);
+  const std::size_t name_col = t.column(layout.name_column);
+  const std::size_t time_col = t.column(layout.time_column);
+  const std::size_t batch_col = t.column("batch");
+  const std::size_t mode_col = t.column("mode");
+  const std::size_t precision_col = t.column("precision");
+  const bool has_class = t.has_column("op_class");
+  const bool has_params = t.has_column("params");
+  const std::vector<std::string> consumed{layout.name_column, layout.time_column, "batch", "mode",
+                                          "precision",        "op_class",         "params"};
+  std::map<std::string, std::string> zoo_by_pytorch_name;
+  std::vector<std::string> pytorch_names;
+  if (layout.pytorch_names) {
+    zoo_by_pytorch_name = graphs::zoo_pytorch_names();
+    for (const auto& [name, zoo] : zoo_by_pytorch_name) pytorch_names.push_back(name);
+  }
+
   std::vector<MeasuredRun> runs;
-  const std::vector<std::string> required{"workload", "batch", "mode", "precision", "measured_s"};
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line.starts_with("#")) continue;
-    const auto cells = split(line);
-    if (header.empty()) {
-      header = cells;
-      for (const auto& r : required)
-        if (std::find(header.begin(), header.end(), r) == header.end())
-          throw UserError(
-              fmt::format("{}:{}: missing column '{}' (required: workload, batch, "
-                          "mode, precision, measured_s)",
-                          path, line_no, r));
-      continue;
-    }
+  for (std::size_t row = 0; row < t.size(); ++row) {
     MeasuredRun run;
-    run.line = line_no;
-    for (std::size_t i = 0; i < header.size(); ++i) {
-      const std::string value = i < cells.size() ? cells[i] : "";
-      const std::string& col = header[i];
-      if (col == "workload")
-        run.workload = value;
-      else if (col == "mode")
-        run.mode = value;
-      else if (col == "precision")
-        run.precision = value;
-      else if (col == "op_class")
-        run.op_class = value;
-      else if (col == "batch" || col == "measured_s") {
-        char* end = nullptr;
-        const double v = std::strtod(value.c_str(), &end);
-        if (value.empty() || *end != '\0' || v <= 0)
-          throw UserError(fmt::format("{}:{}: {} must be a positive number (got '{}')", path,
-                                      line_no, col, value));
-        if (col == "batch")
-          run.batch = static_cast<std::int64_t>(v);
-        else
-          run.measured_s = v;
-      } else {
-        run.extra[col] = value;
-      }
+    run.where = t.where(row);
+    const std::string& name = t.cell(row, name_col);
+    if (layout.pytorch_names) {
+      const auto it = zoo_by_pytorch_name.find(name);
+      if (it == zoo_by_pytorch_name.end())
+        throw UserError(
+            fmt::format("{}: column {}: no zoo network is the PyTorch definition '{}' (the zoo's "
+                        "pytorch_name values: {}; {})",
+                        run.where, layout.name_column, name, join(pytorch_names),
+                        suggestion(name, pytorch_names)));
+      run.model = name;
+      run.workload = it->second;
+    } else {
+      if (name.empty())
+        throw UserError(fmt::format("{}: column {}: empty (expected a zoo name or network file)",
+                                    run.where, layout.name_column));
+      run.workload = name;
     }
-    if (run.mode != "train" && run.mode != "infer")
-      throw UserError(
-          fmt::format("{}:{}: mode must be train or infer (got '{}')", path, line_no, run.mode));
+    run.batch = positive_integer(t, row, batch_col);
+    run.mode = member(t, row, mode_col, {"train", "infer"});
+    run.precision = member(t, row, precision_col, precision_names());
+    run.measured_s = positive_number(t, row, time_col) * layout.seconds_per_unit;
+    if (has_class) {
+      const std::size_t col = t.column("op_class");
+      if (!t.cell(row, col).empty()) run.op_class = member(t, row, col, op_class_names());
+    }
+    if (has_params) run.parameters = positive_integer(t, row, t.column("params"));
+    for (std::size_t col = 0; col < t.header().size(); ++col)
+      if (std::find(consumed.begin(), consumed.end(), t.header()[col]) == consumed.end())
+        run.extra[t.header()[col]] = t.cell(row, col);
     runs.push_back(std::move(run));
   }
   return runs;
 }
 
+void check_parameters(const MeasuredRun& run, std::int64_t network_parameters) {
+  if (run.parameters && *run.parameters != network_parameters)
+    throw UserError(fmt::format(
+        "{}: column params: the measured network has {} parameters, amdahl's '{}' has {}: not "
+        "the same network",
+        run.where, *run.parameters, run.workload, network_parameters));
+}
+
 double signed_error(double predicted, double measured) { return (predicted - measured) / measured; }
 
 ErrorSummary summarize(const std::vector<double>& signed_errors) {
-  std::vector<double> abs_errors;
-  for (double e : signed_errors) abs_errors.push_back(std::fabs(e));
-  return {signed_errors.size(), percentile(abs_errors, 0.5), percentile(abs_errors, 0.9)};
+  std::vector<double> v;
+  for (double e : signed_errors) v.push_back(std::fabs(e));
+  std::sort(v.begin(), v.end());
+  const auto percentile = [&v](double q) {
+    if (v.empty()) return 0.0;
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto hi = static_cast<std::size_t>(std::ceil(pos));
+    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  };
+  return {signed_errors.size(), percentile(0.5), percentile(0.9)};
 }
 
 }  // namespace amdahl::validate

@@ -6,15 +6,90 @@
 
 using namespace amdahl::validate;
 
+namespace {
+// One file per test case: ctest runs test cases in parallel processes.
+std::string write_fixture(const std::string& name, const std::string& text) {
+  const auto path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+}  // namespace
+
 TEST_CASE("measured runs keep extra columns and errors are located", "[validate]") {
-  const auto path = (std::filesystem::temp_directory_path() / "amdahl_runs.csv").string();
-  std::ofstream(path) << "workload,batch,mode,precision,measured_s,device\n"
-                         "resnet50,64,train,fp32,0.05,NVIDIA H200\n";
+  const auto path =
+      write_fixture("amdahl_runs.csv",
+                    "workload,batch,mode,precision,measured_s,device,notes\n"
+                    "resnet50,64,train,fp32,0.05,NVIDIA H200,\"median of 8, after 3 warm-ups\"\n");
   const auto runs = read_measured_runs(path);
   REQUIRE(runs.size() == 1);
+  CHECK(runs[0].workload == "resnet50");
+  CHECK(runs[0].model.empty());
+  CHECK(runs[0].measured_s == 0.05);
   CHECK(runs[0].extra.at("device") == "NVIDIA H200");
-  std::ofstream(path) << "workload,batch,mode,precision,measured_s\nresnet50,64,train,fp32,-1\n";
-  CHECK_THROWS_WITH(read_measured_runs(path), Catch::Contains("amdahl_runs.csv:2: measured_s"));
+  CHECK(runs[0].extra.at("notes") == "median of 8, after 3 warm-ups");  // a quoted comma
+  write_fixture("amdahl_runs.csv",
+                "workload,batch,mode,precision,measured_s\nresnet50,64,train,fp32,-1\n");
+  CHECK_THROWS_WITH(read_measured_runs(path),
+                    Catch::Contains("amdahl_runs.csv:2: column measured_s: must be positive"));
+}
+
+TEST_CASE("the PyTorch layout resolves models through the zoo's pytorch_name", "[validate]") {
+  // steps.csv's layout: times in microseconds, names as models.py and torchvision give them.
+  const auto path = write_fixture("amdahl_runs_pytorch.csv",
+                                  "model,batch,precision,mode,median_us,min_us,params\n"
+                                  "resnet50,16,fp32,train,22337.5,22227.8,25557032\n"
+                                  "alexnet,1,bf16,infer,500,494.5,61100840\n"
+                                  "seq2seq,64,fp32,train,10625.3,9597.1,22857488\n"
+                                  "deepq,256,bf16,infer,423.9,333.2,1693362\n");
+  const auto runs = read_measured_runs(path);
+  REQUIRE(runs.size() == 4);
+  // torchvision's alexnet is the zoo's alexnet-tv, models.py's seq2seq and deepq the -pt
+  // networks: never Fathom's alexnet, seq2seq or deepq of the same name.
+  CHECK(runs[0].workload == "resnet50");
+  CHECK(runs[1].workload == "alexnet-tv");
+  CHECK(runs[2].workload == "seq2seq-pt");
+  CHECK(runs[3].workload == "deepq-pt");
+  CHECK(runs[1].model == "alexnet");
+  CHECK(runs[0].measured_s == Approx(22337.5e-6));
+  CHECK(runs[1].precision == "bf16");
+  CHECK(runs[1].mode == "infer");
+  CHECK(runs[2].parameters == 22857488);
+  CHECK(runs[0].extra.at("min_us") == "22227.8");
+  CHECK_NOTHROW(check_parameters(runs[2], 22857488));
+  CHECK_THROWS_WITH(check_parameters(runs[2], 34600000),
+                    Catch::Contains("amdahl_runs_pytorch.csv:4: column params") &&
+                        Catch::Contains("'seq2seq-pt' has 34600000"));
+}
+
+TEST_CASE("measured-runs rules each have a failing row", "[validate]") {
+  const std::string header = "model,batch,precision,mode,median_us\n";
+  const struct {
+    const char* row;
+    const char* message;
+  } cases[] = {
+      {"resnet101,1,fp32,train,5",
+       "amdahl_runs_rules.csv:2: column model: no zoo network is the "
+       "PyTorch definition 'resnet101'"},
+      {"resnet50,0,fp32,train,5",
+       "amdahl_runs_rules.csv:2: column batch: must be positive (got '0')"},
+      {"resnet50,1.5,fp32,train,5", "column batch: must be a whole number (got '1.5')"},
+      {"resnet50,1,fp33,train,5", "amdahl_runs_rules.csv:2: column precision:"},
+      {"resnet50,1,fp32,training,5", "amdahl_runs_rules.csv:2: column mode:"},
+      {"resnet50,1,fp32,train,0", "amdahl_runs_rules.csv:2: column median_us: must be positive"},
+      {"resnet50,1,fp32,train,fast", "column median_us: expected a number (got 'fast')"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.row);
+    const auto path = write_fixture("amdahl_runs_rules.csv", header + c.row + "\n");
+    CHECK_THROWS_WITH(read_measured_runs(path), Catch::Contains(c.message));
+  }
+  // The unknown model's message lists the names the zoo has.
+  const auto path = write_fixture("amdahl_runs_rules.csv", header + "resnet101,1,fp32,train,5\n");
+  CHECK_THROWS_WITH(read_measured_runs(path), Catch::Contains("alexnet, deepq, inception_v3"));
+  write_fixture("amdahl_runs_rules.csv",
+                "net,batch,mode,precision,seconds\nresnet50,1,train,fp32,1\n");
+  CHECK_THROWS_WITH(read_measured_runs(path),
+                    Catch::Contains("'workload'") && Catch::Contains("'model'"));
 }
 
 TEST_CASE("error summary: median and 90th percentile of |error|", "[validate]") {

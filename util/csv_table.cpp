@@ -1,4 +1,4 @@
-#include "calibrate/csv_table.h"
+#include "util/csv_table.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "util/error.h"
 #include "util/suggest.h"
 
-namespace amdahl::calibrate {
+namespace amdahl {
 
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> cells(1);
@@ -57,6 +57,12 @@ CsvTable CsvTable::read(const std::string& path) {
   return t;
 }
 
+bool CsvTable::has_column(const std::string& name) const {
+  for (const auto& h : header_)
+    if (h == name) return true;
+  return false;
+}
+
 std::size_t CsvTable::column(const std::string& name) const {
   for (std::size_t i = 0; i < header_.size(); ++i)
     if (header_[i] == name) return i;
@@ -84,4 +90,4 @@ double CsvTable::number(std::size_t row, std::size_t column) const {
   return v;
 }
 
-}  // namespace amdahl::calibrate
+}  // namespace amdahl

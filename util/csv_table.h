@@ -1,12 +1,13 @@
 #pragma once
 // A comma-separated table with a header row and RFC 4180 quoting ("a, b" is one cell), read
-// whole, for the published data files (DeepBench). Cells are looked up by column name.
+// whole: published data files (DeepBench), measured runs and profiles (validate/). Cells are
+// looked up by column name.
 
 #include <map>
 #include <string>
 #include <vector>
 
-namespace amdahl::calibrate {
+namespace amdahl {
 
 class CsvTable {
  public:
@@ -15,6 +16,8 @@ class CsvTable {
 
   const std::string& path() const { return path_; }
   std::size_t size() const { return rows_.size(); }
+  const std::vector<std::string>& header() const { return header_; }
+  bool has_column(const std::string& column) const;
   // Throws UserError naming the file and the columns it has when `column` is absent.
   std::size_t column(const std::string& column) const;
   const std::string& cell(std::size_t row, std::size_t column) const;
@@ -33,4 +36,4 @@ class CsvTable {
 // Splits one CSV line honouring double quotes ("" inside quotes is a quote).
 std::vector<std::string> split_csv_line(const std::string& line);
 
-}  // namespace amdahl::calibrate
+}  // namespace amdahl
