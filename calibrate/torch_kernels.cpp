@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "calibrate/csv_table.h"
 #include "calibrate/measured_op.h"
+#include "util/csv_table.h"
 #include "util/error.h"
 #include "util/precision.h"
 #include "util/suggest.h"

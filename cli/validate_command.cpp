@@ -36,6 +36,7 @@ model::Prediction predict_run(const validate::MeasuredRun& run, const hw::System
   w.device = o.device;
   w.mode = run.mode;
   w.precision = run.precision;
+  w.inputs_on_device = run.inputs_on_device;
   const Workload wl = load_workload(w, {{"batch", run.batch}}, system);
   validate::check_parameters(run, wl.lowered.parameters);
   return model::predict(wl.lowered, wl.system, wl.predict);
@@ -134,6 +135,8 @@ void run_profile(const ValidateOptions& o, const hw::SystemSpec& system) {
     run.model = c.model;
     run.batch = c.batch;
     run.mode = "train";  // the profile's steps are training steps
+    // shared/data/h200/models.py makes the inputs on the device, as the steps' layout says.
+    run.inputs_on_device = true;
     run.precision = c.precision;
     run.where = c.where;
     const model::Prediction p = predict_run(run, system, o);

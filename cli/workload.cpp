@@ -48,6 +48,10 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
     cmd->add_option("--place", o.place,
                     "op placement: accelerator (default), host/cpu, or CLASS=TARGET[,...] "
                     "(e.g. embedding=host)");
+  if (with_system)
+    cmd->add_flag("--inputs-on-device", o.inputs_on_device,
+                  "the step's inputs are already on the accelerator (no input copy), as when a "
+                  "harness makes them there");
 }
 
 graphs::Bindings size_overrides(const WorkloadOptions& o) {
@@ -118,6 +122,7 @@ Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
   w.predict.batch = micro_batch * lo.accumulation_steps;
   if (!o.device.empty()) system.device(o.device);  // validates the name
   if (!o.place.empty()) w.predict.placement = model::parse_placement(o.place);
+  w.predict.inputs_on_device = o.inputs_on_device;
   return w;
 }
 

@@ -33,6 +33,7 @@ struct WorkloadOptions {
   std::string format = "table";
   std::string out_dir;
   std::string place;  // --place: accelerator, host, or CLASS=TARGET,... (model/placement.h)
+  bool inputs_on_device = false;  // --inputs-on-device
 };
 
 // Declares the options on `cmd`. `with_system` false for commands without a system

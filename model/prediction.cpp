@@ -93,6 +93,9 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
       if (on_host) {
         in.costs[id] = OpCost{.bound = Bound::kTransfer};
         in.resources[id] = Resource::kHost;
+      } else if (options.inputs_on_device && op.layer == "input") {
+        in.costs[id] = OpCost{.bound = Bound::kTransfer};  // already there: no time
+        in.resources[id] = Resource::kCopy;
       } else if (pl.link) {
         in.costs[id] = estimate_transfer(op.bytes_written, *pl.link, Direction::kHostToDevice,
                                          rt.pinned_inputs);
@@ -160,8 +163,10 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
     a.push_back(fmt::format("all ops on the host {} ({}); inputs already in host memory",
                             pl.host->name, pl.host->model));
   } else {
-    a.push_back(fmt::format("weights resident on {}; step inputs copied from {} host memory",
-                            pl.accelerator->name, rt.pinned_inputs ? "pinned" : "pageable"));
+    a.push_back(options.inputs_on_device
+                    ? fmt::format("weights and step inputs resident on {}", pl.accelerator->name)
+                    : fmt::format("weights resident on {}; step inputs copied from {} host memory",
+                                  pl.accelerator->name, rt.pinned_inputs ? "pinned" : "pageable"));
   }
   if (any_host && any_accel)
     a.push_back(fmt::format("placement {}: tensors crossing {} <-> {} copied on a copy engine{}",

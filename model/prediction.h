@@ -25,6 +25,9 @@ struct PredictOptions {
   Precision precision = Precision::kFp32;
   std::int64_t batch = 0;  // samples per step, for throughput
   PlacementSpec placement;
+  // The step's inputs start on the accelerator (a harness that makes them there): their copies
+  // cost nothing. Otherwise they are copied from host memory, pinned or not as the runtime says.
+  bool inputs_on_device = false;
 };
 
 // A placed and costed step, ready to simulate. References `net` and `system`, which must

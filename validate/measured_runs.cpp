@@ -22,9 +22,11 @@ struct Layout {
   const char* time_column;
   double seconds_per_unit;
   bool pytorch_names;  // the name column holds PyTorch names (resolved through the zoo)
+  const char* inputs;  // where the inputs start when the file has no `inputs` column
 };
-const Layout kAmdahlLayout{"workload", "measured_s", 1.0, false};
-const Layout kPyTorchLayout{"model", "median_us", 1e-6, true};
+const Layout kAmdahlLayout{"workload", "measured_s", 1.0, false, "host"};
+// shared/data/h200/models.py: make() creates the inputs with device=dev.
+const Layout kPyTorchLayout{"model", "median_us", 1e-6, true, "device"};
 
 const Layout& layout_of(const CsvTable& t) {
   if (t.has_column(kAmdahlLayout.name_column)) return kAmdahlLayout;
@@ -73,8 +75,10 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
   const std::size_t precision_col = t.column("precision");
   const bool has_class = t.has_column("op_class");
   const bool has_params = t.has_column("params");
-  const std::vector<std::string> consumed{layout.name_column, layout.time_column, "batch", "mode",
-                                          "precision",        "op_class",         "params"};
+  const bool has_inputs = t.has_column("inputs");
+  const std::vector<std::string> consumed{
+      layout.name_column, layout.time_column, "batch",  "mode",
+      "precision",        "op_class",         "params", "inputs"};
   std::map<std::string, std::string> zoo_by_pytorch_name;
   std::vector<std::string> pytorch_names;
   if (layout.pytorch_names) {
@@ -112,6 +116,8 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
       if (!t.cell(row, col).empty()) run.op_class = member(t, row, col, op_class_names());
     }
     if (has_params) run.parameters = positive_integer(t, row, t.column("params"));
+    run.inputs_on_device = (has_inputs ? member(t, row, t.column("inputs"), {"host", "device"})
+                                       : std::string(layout.inputs)) == "device";
     for (std::size_t col = 0; col < t.header().size(); ++col)
       if (std::find(consumed.begin(), consumed.end(), t.header()[col]) == consumed.end())
         run.extra[t.header()[col]] = t.cell(row, col);

@@ -25,7 +25,10 @@ struct MeasuredRun {
   std::string mode;       // train or infer
   std::string precision;  // a util/precision.h name
   double measured_s = 0;
-  std::string op_class;                    // empty for a whole-step row
+  std::string op_class;  // empty for a whole-step row
+  // Column `inputs` (host or device; default host); the PyTorch layout's harness
+  // (shared/data/h200/models.py) makes its inputs on the device.
+  bool inputs_on_device = false;
   std::optional<std::int64_t> parameters;  // the `params` column
   std::map<std::string, std::string> extra;
   std::string where;  // "file:line"

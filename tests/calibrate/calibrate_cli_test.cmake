@@ -160,7 +160,7 @@ endif()
 # The sub-commands: none lists them, a typo gets "did you mean", an old flag form names its
 # sub-command, a missing dataset is named.
 expect_failure("no sub-command" ${AMDAHL} calibrate)
-if(NOT last_error MATCHES "calibrate needs a sub-command: deepbench, measurements, cpu, check")
+if(NOT last_error MATCHES "calibrate needs a sub-command: deepbench, measurements, torch, cpu, check")
   message(FATAL_ERROR "no sub-command: unexpected message: ${last_error}")
 endif()
 expect_failure("sub-command typo" ${AMDAHL} calibrate deepbnch --dir ${SHARED}/data/deepbench)
