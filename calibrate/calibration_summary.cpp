@@ -83,6 +83,19 @@ void print_fits(std::ostream& out, const Calibration& c) {
   print_algorithm_agreement(out, entries);
 }
 
+// The framework call overhead of rows timed around a call (call_overhead.h).
+void print_call_overheads(std::ostream& out, const CallOverheads& o) {
+  if (o.empty()) return;
+  Table t({"bench", "host per call", "before the kernel"});
+  for (const auto& [bench, c] : o.by_bench)
+    t.add({bench, microseconds(c.host_s), microseconds(c.before_kernel_s)});
+  out << fmt::format(
+      "\nframework call overhead of event-timed rows: measured = max(host, before + kernel); "
+      "the host's time after the launch {} (calibrate/call_overhead.h):\n",
+      microseconds(o.after_s));
+  t.print(out);
+}
+
 // The copy curves and launch times of amdahl-cudabench's transfer and launch rows.
 void print_link(std::ostream& out, const std::vector<CopyCurve>& curves,
                 const LaunchTimes& launch) {
@@ -153,6 +166,7 @@ std::string CalibrationSummary::full_report() const {
         "which are)\n",
         op_class, rows);
   print_fits(out, calibration);
+  print_call_overheads(out, calibration.call_overheads);
   print_link(out, copy_curves, launch);
   print_cross_validation(out, cross_validation);
   for (const auto& group : written) out << fmt::format("wrote {}\n", and_list(group));

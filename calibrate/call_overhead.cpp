@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "calibrate/error_stats.h"
 #include "util/error.h"
@@ -37,9 +38,7 @@ bool timed_around_call(const Measurement& m) {
 CallOverhead CallOverheads::of(const Measurement& m) const {
   if (!timed_around_call(m)) return {};
   const auto it = by_bench.find(m.bench);
-  if (it == by_bench.end())
-    throw InternalError(fmt::format("no call overhead estimated for bench {}", m.bench));
-  return it->second;
+  return it == by_bench.end() ? CallOverhead{} : it->second;
 }
 
 CallOverheads estimate_call_overheads(const std::vector<Measurement>& training_rows,
@@ -54,15 +53,29 @@ CallOverheads estimate_call_overheads(const std::vector<Measurement>& training_r
   for (const auto& [bench, rows] : benches) {
     double fastest = rows.front()->time_s;
     for (const Measurement* m : rows) fastest = std::min(fastest, m->time_s);
-    std::vector<double> floor;
+    std::vector<const Measurement*> floor;
     for (const Measurement* m : rows)
-      if (m->time_s <= (1 + kFloorBand) * fastest) floor.push_back(m->time_s);
-    host[bench] = median(floor);
+      if (m->time_s <= (1 + kFloorBand) * fastest) floor.push_back(m);
+    // The ratio of the largest to the smallest of a measure over the floor rows.
+    const auto span = [&floor](double Measurement::*measure) {
+      double lo = std::numeric_limits<double>::infinity(), hi = 0;
+      for (const Measurement* m : floor) {
+        lo = std::min(lo, m->*measure);
+        hi = std::max(hi, m->*measure);
+      }
+      return lo > 0 ? hi / lo : 0.0;
+    };
+    if (floor.size() < 2 ||
+        std::max(span(&Measurement::bytes), span(&Measurement::flops)) < kFloorSpan)
+      continue;
+    std::vector<double> times;
+    for (const Measurement* m : floor) times.push_back(m->time_s);
+    host[bench] = median(times);
   }
   std::vector<double> after;
   std::vector<std::string> elementwise;
   for (const auto& [bench, rows] : benches) {
-    if (rows.front()->op_class != "elementwise") continue;
+    if (rows.front()->op_class != "elementwise" || !host.count(bench)) continue;
     elementwise.push_back(bench);
     std::vector<const Measurement*> bound;
     for (const Measurement* m : rows)

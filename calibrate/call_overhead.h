@@ -13,7 +13,11 @@
 //
 // Estimated per bench from the training rows (held-out rows never take part):
 //   host_b   the median of the bench's rows within kFloorBand of its fastest row (those the
-//            host bounds);
+//            host bounds), when they are a flat floor: two rows or more whose work (bytes or
+//            FLOPs) differs by kFloorSpan or more taking about the same time. A bench without
+//            one (every size's kernel outlasts the call, as for whole recurrent layers; or
+//            too few small shapes, as for the H200's forward convolutions) is costed as its
+//            kernels alone, the call's cost then in the entry's fitted `latency`;
 //   after    over the benches of class elementwise (the simplest kernels, whose fixed cost is
 //            the device's launch latency alone), the median of host_b - (intercept_b - launch
 //            latency), intercept_b the zero-size intercept of the least-squares line through
@@ -34,12 +38,14 @@ namespace amdahl::calibrate {
 
 inline constexpr double kFloorBand = 0.15;
 inline constexpr double kKernelBoundFactor = 2;
+inline constexpr double kFloorSpan = 2;
 
 struct CallOverheads {
-  std::map<std::string, CallOverhead> by_bench;  // benches with event rows
+  std::map<std::string, CallOverhead> by_bench;  // benches with event rows and a floor
   double after_s = 0;
   bool empty() const { return by_bench.empty(); }
-  // The overhead of `m`'s call; zeros for a row not timed around a framework call.
+  // The overhead of `m`'s call; zeros for a row not timed around a framework call or of a
+  // bench without a floor.
   CallOverhead of(const Measurement& m) const;
 };
 
