@@ -8,6 +8,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "graphs/autocast.h"
 #include "graphs/layer_kind.h"
 #include "graphs/lowering_plan.h"
 #include "graphs/optimizer.h"
@@ -46,21 +47,11 @@ struct LayerRecord {
   OpId last_forward = kNoOp;
   std::vector<OpId> weight_grad;  // per weight
   std::size_t plan_record = 0;    // its LoweringPlan::Record when a plan is kept
+  bool weights_cast = false;      // autocast made 16-bit copies of its weights (graphs/autocast.h)
 };
 
 std::string output_name(const std::string& layer, std::size_t i) {
   return i == 0 ? layer : layer + ":" + std::to_string(i);
-}
-
-// Where a layer kind runs under autocast (lower.h).
-enum class Autocast { kHalf, kFp32, kFollow };
-
-Autocast autocast_of(const LayerKind& kind) {
-  if (is_matrix_class(kind.op_class)) return Autocast::kHalf;
-  if (kind.is_loss || kind.op_class == OpClass::kNormalization ||
-      kind.op_class == OpClass::kReduction || kind.op_class == OpClass::kSoftmax)
-    return Autocast::kFp32;
-  return Autocast::kFollow;
 }
 
 struct WeightGrad {
@@ -209,24 +200,29 @@ class Lowerer {
   }
 
   // Under mixed precision, the dtype `layer` runs in (nullopt: leave its inputs as they are),
-  // with its floating-point inputs renamed to casts where theirs differs.
+  // with its floating-point inputs renamed to casts where theirs differs; `cast_weights`: its
+  // weights get 16-bit copies (graphs/autocast.h).
   std::optional<DType> apply_autocast(const Layer& layer, const LayerKind& kind,
-                                      std::vector<std::string>& names) {
+                                      std::vector<std::string>& names, bool& cast_weights) {
     std::optional<DType> target;
-    switch (autocast_of(kind)) {
-      case Autocast::kHalf:
+    const AutocastPolicy policy = autocast_rule(kind.name).policy;
+    cast_weights = policy == AutocastPolicy::kLowerPrecision;
+    switch (policy) {
+      case AutocastPolicy::kLowerPrecision:
         target = half_dtype();
         break;
-      case Autocast::kFp32:
+      case AutocastPolicy::kFp32:
         target = DType::kF32;
         break;
-      case Autocast::kFollow:
+      case AutocastPolicy::kFollow:
         for (const auto& name : names) {
           const auto it = tensors_.find(name);
           if (it == tensors_.end() || !is_float(it->second.info.dtype)) continue;
           const DType t = it->second.info.dtype;
           if (!target || (is_half(*target) && !is_half(t))) target = t;
         }
+        break;
+      case AutocastPolicy::kExplicit:
         break;
     }
     if (!target) return target;
@@ -283,7 +279,8 @@ class Lowerer {
     }
     check_not_overwritten(layer, rec.input_names);
     std::optional<DType> run_dtype;
-    if (autocast && mixed()) run_dtype = apply_autocast(layer, kind, rec.input_names);
+    if (autocast && mixed())
+      run_dtype = apply_autocast(layer, kind, rec.input_names, rec.weights_cast);
     const int n = static_cast<int>(rec.input_names.size());
     if (n < kind.min_inputs || (kind.max_inputs >= 0 && n > kind.max_inputs)) {
       const std::string expected = kind.max_inputs < 0 ? fmt::format("at least {}", kind.min_inputs)
@@ -336,8 +333,7 @@ class Lowerer {
         out_.weights.push_back({layer.name, w.name, w.elements});
         out_.parameters += w.elements;
       }
-    if (run_dtype && is_half(*run_dtype))
-      emit_weight_casts(rec, *run_dtype, deps, plan_rec.weight_casts);
+    if (rec.weights_cast) emit_weight_casts(rec, half_dtype(), deps, plan_rec.weight_casts);
     ForwardContext ctx(layer, rec.inputs, rec.outputs, options_.precision, training_);
     ctx.emitted().reserve(2);  // most kinds emit one or two ops: no Operator moved on growth
     kind.forward(ctx);
@@ -467,7 +463,7 @@ class Lowerer {
         if (rec.weight_grad[w] == kNoOp)
           throw InternalError(fmt::format("layer kind {} emitted no gradient for weight {}",
                                           rec.kind->name, rec.weights[w].name));
-        if (is_half(out_.graph.op(rec.weight_grad[w]).dtype)) {
+        if (rec.weights_cast && is_half(out_.graph.op(rec.weight_grad[w]).dtype)) {
           const OpId grad = rec.weight_grad[w];
           rec.weight_grad[w] = emit_grad_cast(rec, w);
           if (plan_rec) plan_rec->grad_casts.push_back({rec.weight_grad[w], grad, w});

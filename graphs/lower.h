@@ -5,24 +5,27 @@
 // where a tensor feeds several layers, and the optimizer update (per tensor or fused).
 // Each network input is first copied host to device by a transfer op.
 //
-// Mixed precision (precision fp16 or bf16), as framework autocast does it (PyTorch
-// torch.autocast op lists; docs/architecture.md, graphs/):
-//   16-bit layers   kinds of class gemm, conv, rnn or attention: their floating-point inputs
-//                   are cast to the 16-bit type, their outputs are 16-bit; their GEMM-class
-//                   ops run in 16-bit math (fp32 accumulation is the device's business).
-//   fp32 layers     normalization, reduction and softmax kinds and every loss: 16-bit inputs
-//                   are cast to fp32, outputs fp32.
-//   other layers    (elementwise, pooling, data movement, embedding) run in the widest
-//                   floating-point type of their inputs; a 16-bit input meeting an fp32 one
-//                   is cast to fp32 (PyTorch promotes inside the kernel; modelled as a cast).
+// Mixed precision (precision fp16 or bf16), as CUDA torch.autocast does it: each layer kind's
+// policy is a row of the table in graphs/autocast.{h,cpp} (PyTorch's op lists):
+//   lower precision  (conv, linear, matmul, RNNs, attention): floating-point inputs are cast
+//                    to the 16-bit type, outputs are 16-bit; GEMM-class ops run in 16-bit math
+//                    (fp32 accumulation is the device's business).
+//   fp32             (softmax, layer_norm, lrn, every loss, sum and prod, exp, log, pow,
+//                    softplus...): 16-bit inputs are cast to fp32, outputs fp32.
+//   follow           (on no list: batch norm, pooling, activations, elementwise arithmetic,
+//                    data movement, embedding) the widest floating-point type of their
+//                    inputs; a 16-bit input meeting an fp32 one is cast to fp32 (PyTorch
+//                    promotes inside the kernel; modelled as a cast). Their weights stay fp32
+//                    and are not cast (a bf16 batch norm reads its fp32 scale and shift).
+//   explicit         (cast) the layer's own `to`.
 //   Each cast is a `cast` layer named "<tensor>.to_<dtype>" inserted before its first
 //   consumer and shared by later consumers of the same tensor; its backward casts the
 //   gradient back. Weights stay fp32 (the master copy, updated by the optimizer in fp32):
-//   every weight of a 16-bit layer is cast to 16 bits by a `weight_cast` op once per
+//   every weight of a lower-precision layer is cast to 16 bits by a `weight_cast` op once per
 //   forward pass (autocast's weight cache lives for one autocast region), and its 16-bit
 //   gradient is cast to fp32 (`grad_cast`) before the update. A weight shared through
-//   `tied_to` is not re-cast (its owner is an embedding, an fp32 layer): a known
-//   undercount of one cast per step for tied language-model heads.
+//   `tied_to` is not re-cast (its owner is an embedding, whose weight autocast leaves fp32): a
+//   known undercount of one cast per step for tied language-model heads.
 // precision tf32: fp32 storage; GEMM-class ops (gemm, conv, rnn, attention) get kTf32 math,
 // every other op kFp32. Other precisions: every op gets the requested precision.
 // FLOPs never depend on the precision; bytes follow the dtype of the tensors.

@@ -4,7 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "graphs/autocast.h"
+#include "graphs/layer_kind.h"
 #include "graphs/lower.h"
+#include "graphs/network.h"
 #include "graphs/optimizer.h"
 #include "test_network.h"
 #include "util/error.h"
@@ -146,7 +149,115 @@ TEST_CASE("casts appear exactly where the dtype changes", "[graphs][mixed_precis
   }
 }
 
-TEST_CASE("loss, softmax and normalization stay fp32 under fp16", "[graphs][mixed_precision]") {
+TEST_CASE("autocast's casts of the harness convnet equal PyTorch's",
+          "[graphs][mixed_precision][autocast]") {
+  // tests/fixtures/graphs/autocast_convnet.yaml: conv1 (no bias) -> bn1 -> relu -> max pool ->
+  // conv2 (bias) -> bn2 -> relu -> conv3 (no bias) + residual -> global avg pool -> flatten ->
+  // fc -> cross entropy. PyTorch 1.13, torch.autocast("cpu", torch.bfloat16), one step
+  // (validate/harness/autocast_casts.py): 6 weight casts (conv1.w, conv2.w, conv2.b, conv3.w,
+  // fc.w, fc.b; the batch norms read their fp32 parameters as they are), 2 activation casts
+  // forward (x to bf16 for conv1, the logits to fp32 for the loss), 1 backward (the logits'
+  // gradient back to bf16; x needs no gradient), 6 gradient casts. Inference: the 6 weight
+  // casts and x's cast.
+  const BoundNetwork net =
+      bind_sizes(load_network(std::string(AMDAHL_FIXTURES) + "/graphs/autocast_convnet.yaml"), {});
+  const auto train = lower(net, {.mode = Mode::kTrain, .precision = Precision::kBf16});
+  CHECK(count_kind(train, "weight_cast") == 6);
+  CHECK(count(train, "cast", Phase::kForward) == 2);
+  CHECK(count(train, "cast", Phase::kBackwardData) == 1);
+  CHECK(count_kind(train, "cast") == 3);
+  CHECK(count_kind(train, "grad_cast") == 6);
+  CHECK(op_named(train, "x.to_bf16.fwd").dtype == DType::kBf16);
+  CHECK(op_named(train, "fc.to_fp32.fwd").dtype == DType::kF32);
+  for (const char* name :
+       {"bn1.fwd", "relu1.fwd", "pool1.fwd", "bn2.fwd", "residual.fwd", "gap.fwd"}) {
+    INFO(name);
+    CHECK(op_named(train, name).dtype == DType::kBf16);
+  }
+  const auto infer = lower(net, {.mode = Mode::kInfer, .precision = Precision::kBf16});
+  CHECK(count_kind(infer, "weight_cast") == 6);
+  CHECK(count_kind(infer, "cast") == 1);
+}
+
+TEST_CASE("batch norm follows its 16-bit input: no casts around it, its weights stay fp32",
+          "[graphs][mixed_precision][autocast]") {
+  // x -> conv (no bias) -> batch norm -> relu -> fc -> loss. CUDA autocast runs batch_norm on
+  // no list: cuDNN takes the bf16 conv output with fp32 scale and shift.
+  BoundNetwork net;
+  net.name = "conv_bn";
+  net.optimizer = OptimizerKind::kSgd;
+  net.inputs.push_back({"x", TensorInfo{{2, 3, 8, 8}, DType::kF32}});
+  net.inputs.push_back({"labels", TensorInfo{{2}, DType::kI64}});
+  auto add = [&](Layer l) { net.layers.push_back(test::with_defaults(std::move(l))); };
+  add(test::layer(
+      "conv", "conv2d", {"x"},
+      {{"out_channels", std::int64_t{4}}, {"kernel", std::int64_t{3}}, {"bias", false}}));
+  add(test::layer("bn", "batchnorm2d", {"conv"}, {}));
+  add(test::layer("relu", "relu", {"bn"}, {}));
+  add(test::layer("flat", "flatten", {"relu"}, {}));
+  add(test::layer("fc", "linear", {"flat"}, {{"out_features", std::int64_t{3}}}));
+  add(test::layer("loss", "softmax_cross_entropy", {"fc", "labels"}, {}));
+  const auto n = lower(net, {.mode = Mode::kTrain, .precision = Precision::kBf16});
+  CHECK(op_named(n, "bn.fwd").dtype == DType::kBf16);
+  CHECK(op_named(n, "relu.fwd").dtype == DType::kBf16);
+  // Casts: x and fc's logits forward, the logits' gradient backward; none touch bn.
+  CHECK(count(n, "cast", Phase::kForward) == 2);
+  CHECK(count(n, "cast", Phase::kBackwardData) == 1);
+  for (OpId id = 0; id < n.graph.size(); ++id) {
+    INFO(n.graph.op(id).name);
+    if (n.graph.op(id).kind == "cast") CHECK(n.graph.op(id).layer.rfind("bn", 0) != 0);
+    if (n.graph.op(id).layer == "bn") {
+      CHECK(n.graph.op(id).kind != "weight_cast");
+      CHECK(n.graph.op(id).kind != "grad_cast");
+    }
+  }
+  // Weight casts: conv.weight, fc.weight, fc.bias; as many gradient casts.
+  CHECK(count_kind(n, "weight_cast") == 3);
+  CHECK(count_kind(n, "grad_cast") == 3);
+}
+
+TEST_CASE("mse loss runs in fp32: its 16-bit prediction is cast",
+          "[graphs][mixed_precision][autocast]") {
+  BoundNetwork net;
+  net.name = "regression";
+  net.optimizer = OptimizerKind::kSgd;
+  net.inputs.push_back({"x", TensorInfo{{4, 16}, DType::kF32}});
+  net.inputs.push_back({"y", TensorInfo{{4, 3}, DType::kF32}});
+  auto add = [&](Layer l) { net.layers.push_back(test::with_defaults(std::move(l))); };
+  add(test::layer("fc", "linear", {"x"}, {{"out_features", std::int64_t{3}}}));
+  add(test::layer("loss", "mse", {"fc", "y"}, {}));
+  const auto n = lower(net, {.mode = Mode::kTrain, .precision = Precision::kBf16});
+  // Forward: x to bf16 (fc), fc to fp32 (the loss); the fp32 target needs none.
+  CHECK(count(n, "cast", Phase::kForward) == 2);
+  CHECK(op_named(n, "fc.to_fp32.fwd").bytes_written == 4 * 3 * kF32);
+  CHECK(op_named(n, "loss.fwd").dtype == DType::kF32);
+  CHECK(op_named(n, "loss.fwd").precision == Precision::kFp32);
+}
+
+TEST_CASE("softmax casts its 16-bit input to fp32; a following GEMM casts back",
+          "[graphs][mixed_precision][autocast]") {
+  // x -> fc1 -> softmax -> fc2 (inference): x to 16 bits, fc1 to fp32 (softmax), softmax back
+  // to 16 bits (fc2).
+  BoundNetwork net;
+  net.name = "softmax";
+  net.inputs.push_back({"x", TensorInfo{{4, 16}, DType::kF32}});
+  auto add = [&](Layer l) { net.layers.push_back(test::with_defaults(std::move(l))); };
+  add(test::layer("fc1", "linear", {"x"}, {{"out_features", std::int64_t{8}}}));
+  add(test::layer("sm", "softmax", {"fc1"}, {}));
+  add(test::layer("fc2", "linear", {"sm"}, {{"out_features", std::int64_t{3}}}));
+  for (const Precision half : {Precision::kFp16, Precision::kBf16}) {
+    INFO(precision_name(half));
+    const DType h = half == Precision::kBf16 ? DType::kBf16 : DType::kF16;
+    const auto n = lower(net, {.mode = Mode::kInfer, .precision = half});
+    CHECK(count_kind(n, "cast") == 3);
+    CHECK(op_named(n, "sm.fwd").dtype == DType::kF32);
+    CHECK(op_named(n, "fc1.to_fp32.fwd").bytes_written == 4 * 8 * kF32);
+    CHECK(op_named(n, "sm.to_" + std::string(dtype_name(h)) + ".fwd").bytes_written ==
+          4 * 8 * kF16);
+  }
+}
+
+TEST_CASE("layers on autocast's fp32 list stay fp32 under fp16", "[graphs][mixed_precision]") {
   const auto n = lower(normed_mlp(), {.mode = Mode::kTrain, .precision = Precision::kFp16});
   for (const char* name : {"ln.fwd", "loss.fwd", "loss.bwd", "ln.bwd"}) {
     INFO(name);
@@ -157,8 +268,7 @@ TEST_CASE("loss, softmax and normalization stay fp32 under fp16", "[graphs][mixe
   for (OpId id = 0; id < n.graph.size(); ++id) {
     const Operator& op = n.graph.op(id);
     INFO(op.name);
-    if (op.op_class == OpClass::kNormalization || op.op_class == OpClass::kSoftmax ||
-        op.op_class == OpClass::kReduction)
+    if (layer_registry().find(op.kind) && autocast_rule(op.kind).policy == AutocastPolicy::kFp32)
       CHECK(op.precision == Precision::kFp32);
   }
 }
