@@ -51,10 +51,12 @@ struct Layer {
   bool has(std::string_view key) const { return param(key) != nullptr; }
   // The value of `key`, nullptr when absent. Rules read parameters per op and per sweep
   // point: a layer has a few, so a scan comparing lengths first beats a binary search of
-  // string comparisons.
+  // string comparisons (and the first character before the rest: "stride", "kernel" and
+  // "groups" share a length).
   const ParamValue* param(std::string_view key) const {
     for (const auto& [name, value] : params)
-      if (name.size() == key.size() && name == key) return &value;
+      if (name.size() == key.size() && (key.empty() || name[0] == key[0]) && name == key)
+        return &value;
     return nullptr;
   }
   // Typed access; a missing or mistyped value is an InternalError (bind() checked them).

@@ -57,17 +57,30 @@ namespace {
 DType storage_of(const std::vector<TensorInfo>& outputs) {
   return outputs.empty() ? DType::kF32 : outputs.front().dtype;
 }
-std::vector<Shape> shapes_of(const std::vector<TensorInfo>& tensors) {
-  std::vector<Shape> out;
-  out.reserve(tensors.size());
-  for (const auto& t : tensors) out.push_back(t.shape);
-  return out;
+// A default operator whose input shapes are `inputs`' and output shape `output`'s first
+// tensor's (empty when none), in vectors taken from a spare operator when there is one.
+Operator shaped_op(std::vector<Operator>* spare, const std::vector<TensorInfo>& inputs,
+                   const std::vector<TensorInfo>& output) {
+  Operator op;
+  if (spare && !spare->empty()) {
+    op.input_shapes = std::move(spare->back().input_shapes);
+    op.output_shape = std::move(spare->back().output_shape);
+    spare->pop_back();
+  }
+  op.input_shapes.resize(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    op.input_shapes[i].assign(inputs[i].shape.begin(), inputs[i].shape.end());
+  if (output.empty())
+    op.output_shape.clear();
+  else
+    op.output_shape.assign(output.front().shape.begin(), output.front().shape.end());
+  return op;
 }
 }  // namespace
 
 Operator ForwardContext::make(const std::string& suffix, OpClass op_class, double flops,
                               double bytes_read, double bytes_written) const {
-  Operator op;
+  Operator op = shaped_op(spare_, inputs, outputs);
   if (named_) {
     op.name = layer.name + "." + suffix;
     op.layer = layer.name;
@@ -77,8 +90,6 @@ Operator ForwardContext::make(const std::string& suffix, OpClass op_class, doubl
   op.phase = Phase::kForward;
   op.precision = precision;
   op.dtype = storage_of(outputs);
-  op.input_shapes = shapes_of(inputs);
-  op.output_shape = outputs.empty() ? Shape{} : outputs.front().shape;
   op.flops = flops;
   op.bytes_read = bytes_read;
   op.bytes_written = bytes_written;
@@ -87,7 +98,7 @@ Operator ForwardContext::make(const std::string& suffix, OpClass op_class, doubl
 
 Operator BackwardContext::make(const std::string& suffix, OpClass op_class, Phase phase,
                                double flops, double bytes_read, double bytes_written) const {
-  Operator op;
+  Operator op = shaped_op(spare_, outputs, inputs);
   if (named_) {
     op.name = layer.name + "." + suffix;
     op.layer = layer.name;
@@ -97,8 +108,6 @@ Operator BackwardContext::make(const std::string& suffix, OpClass op_class, Phas
   op.phase = phase;
   op.precision = precision;
   op.dtype = storage_of(outputs);
-  op.input_shapes = shapes_of(outputs);
-  op.output_shape = inputs.empty() ? Shape{} : inputs.front().shape;
   op.flops = flops;
   op.bytes_read = bytes_read;
   op.bytes_written = bytes_written;

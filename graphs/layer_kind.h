@@ -84,10 +84,14 @@ class ForwardContext {
   // Numbers only (re-evaluating a lowered graph, lower.h relower): make() leaves the names
   // empty.
   void skip_names() { named_ = false; }
+  // Operators whose shape storage make() reuses, taking one per op (relower: the ops it
+  // replaced). Nothing else of them carries over.
+  void reuse_shapes_of(std::vector<Operator>* spare) { spare_ = spare; }
 
  private:
   std::vector<Operator> emitted_;
   bool named_ = true;
+  std::vector<Operator>* spare_ = nullptr;
 };
 
 // Context handed to backward rules. emit() ops depend on the gradient of the layer's
@@ -139,9 +143,12 @@ class BackwardContext {
   const std::vector<std::size_t>& passed() const { return passed_; }
   // Numbers only (lower.h relower): make() leaves the names empty.
   void skip_names() { named_ = false; }
+  // As ForwardContext::reuse_shapes_of.
+  void reuse_shapes_of(std::vector<Operator>* spare) { spare_ = spare; }
 
  private:
   bool named_ = true;
+  std::vector<Operator>* spare_ = nullptr;
   std::vector<bool> needs_input_grad_;
   std::vector<Emitted> emitted_;
   std::vector<std::size_t> passed_;

@@ -22,19 +22,18 @@ struct GemmDims {
   bool empty() const { return m == 0; }
 };
 
-struct Operator {
-  std::string name;   // "conv1.bwd_data"
-  std::string layer;  // source layer, "conv1"
-  std::string kind;   // source layer kind, "conv2d"
+// What the cost model reads of an operator: its class, phase, precision, counts, and the GEMM
+// and convolution it runs. Apart from the names and shapes (Operator), so that the variants
+// of an op that costing builds (model/efficiency.h forward_op, as_gemm_op) and re-evaluated
+// ops (lower.h relower) copy only these.
+struct OpNumbers {
   OpClass op_class = OpClass::kElementwise;
   Phase phase = Phase::kForward;
   Precision precision = Precision::kFp32;  // math precision
   DType dtype = DType::kF32;               // storage of its output
-  std::vector<Shape> input_shapes;
-  Shape output_shape;
-  double flops = 0;          // floating-point operations (1 FMA = 2)
-  double bytes_read = 0;     // minimum bytes read
-  double bytes_written = 0;  // minimum bytes written
+  double flops = 0;                        // floating-point operations (1 FMA = 2)
+  double bytes_read = 0;                   // minimum bytes read
+  double bytes_written = 0;                // minimum bytes written
   // Writes its output into its first input's storage (PyTorch's inplace=True activations and
   // `out += identity`): no new tensor, so no fresh allocation (model/roofline.cpp) and no
   // memory of its own (memory_footprint.h).
@@ -54,6 +53,14 @@ struct Operator {
 
   double bytes() const { return bytes_read + bytes_written; }
   double intensity() const { return bytes() > 0 ? flops / bytes() : 0; }
+};
+
+struct Operator : OpNumbers {
+  std::string name;   // "conv1.bwd_data"
+  std::string layer;  // source layer, "conv1"
+  std::string kind;   // source layer kind, "conv2d"
+  std::vector<Shape> input_shapes;
+  Shape output_shape;
 };
 
 // A 2-D convolution as the efficiency models and frameworks' backend rules see it: input

@@ -20,6 +20,7 @@ struct Scratch {
 struct Workspace {
   std::vector<TensorInfo> slots;
   std::vector<Scratch> records;
+  std::vector<Operator> spare;  // replaced ops, whose shape storage the rules' ops reuse
 };
 
 Workspace& workspace() {
@@ -37,7 +38,8 @@ class Relowerer {
         out_(out),
         graph_(out.graph),
         slots_(workspace().slots),
-        records_(workspace().records) {}
+        records_(workspace().records),
+        spare_(workspace().spare) {}
 
   bool run() {
     if (net_.layers.size() != plan_.layer_count || net_.inputs.size() != plan_.input_count)
@@ -102,17 +104,19 @@ class Relowerer {
     return 0;
   }
 
-  // Writes the numbers of `fresh` over `op`; false when `fresh` is another kind of op (the
-  // structure changed).
-  static bool take_numbers(Operator& op, Operator&& fresh) {
+  // Writes the numbers and shapes of `fresh` over `op`, whose shape storage goes to the
+  // spares; false when `fresh` is another kind of op (the structure changed). The op keeps its
+  // names and precision.
+  bool take_numbers(Operator& op, Operator&& fresh) {
     if (fresh.op_class != op.op_class || fresh.phase != op.phase || fresh.dtype != op.dtype ||
         fresh.in_place != op.in_place)
       return false;
-    fresh.name = std::move(op.name);
-    fresh.layer = std::move(op.layer);
-    fresh.kind = std::move(op.kind);
-    fresh.precision = op.precision;
-    op = std::move(fresh);
+    const Precision precision = op.precision;
+    static_cast<OpNumbers&>(op) = fresh;
+    op.precision = precision;
+    op.input_shapes.swap(fresh.input_shapes);
+    op.output_shape.swap(fresh.output_shape);
+    spare_.push_back(std::move(fresh));
     return true;
   }
 
@@ -147,6 +151,7 @@ class Relowerer {
     ForwardContext ctx(layer, sc.inputs, sc.outputs, plan_.options.precision,
                        plan_.options.mode == Mode::kTrain);
     ctx.skip_names();
+    ctx.reuse_shapes_of(&spare_);
     ctx.emitted().reserve(r.forward_ops.size());
     r.kind->forward(ctx);
     if (ctx.emitted().size() != r.forward_ops.size()) return false;
@@ -161,6 +166,7 @@ class Relowerer {
     const Scratch& sc = records_[index];
     BackwardContext ctx(layer_of(r), sc.inputs, sc.outputs, r.needs, plan_.options.precision);
     ctx.skip_names();
+    ctx.reuse_shapes_of(&spare_);
     ctx.emitted().reserve(r.backward_ops.size());
     r.kind->backward(ctx);
     auto& emitted = ctx.emitted();
@@ -183,6 +189,7 @@ class Relowerer {
   OpGraph& graph_;
   std::vector<TensorInfo>& slots_;
   std::vector<Scratch>& records_;
+  std::vector<Operator>& spare_;
 };
 
 }  // namespace

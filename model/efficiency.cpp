@@ -1,33 +1,51 @@
 #include "model/efficiency.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 
 #include "model/roofline.h"
 
 namespace amdahl::model {
 namespace {
-double ceil_div(double a, double b) { return std::ceil(a / b); }
-}  // namespace
+// ceil(a / b) for a, b >= 0, without a libm call (the tile search runs it per candidate and per
+// op): exact, as the quotient is rounded once either way.
+double ceil_div(double a, double b) {
+  const double q = a / b;
+  if (!(q < 9.0e18)) return std::ceil(q);
+  const auto t = static_cast<double>(static_cast<std::int64_t>(q));
+  return t < q ? t + 1 : t;
+}
 
-namespace {
-// One tile candidate: tile, wave and data-reuse factors (see efficiency.h); `best_intensity`
-// is the intensity of the set's largest tile, whose reuse factor is 1.
-GemmEfficiency tile_candidate(double m, double n, double batch, double tm, double tn,
-                              const hw::ClassEfficiency& e, int parallel_units,
-                              double best_intensity) {
+// What the tile search shares between candidates: the result's size and the set's reuse.
+struct TileSearch {
+  double m, n, batch;
+  double units;       // parallel units, at least 1
+  double reuse_half;  // e.gemm.tile_reuse_half (0: no reuse term)
+  double best_reuse;  // reuse of the set's largest tile (efficiency.h)
+  double reuse(double intensity) const { return intensity / (intensity + reuse_half); }
+};
+
+// One tile candidate tm x tn, whose tiles along m and n number cm = ceil(m / tm) and
+// cn = ceil(n / tn): tile, wave and data-reuse factors (see efficiency.h).
+GemmEfficiency tile_candidate(const TileSearch& s, double tm, double tn, double cm, double cn) {
   GemmEfficiency out;
-  const double tiles = ceil_div(m, tm) * ceil_div(n, tn) * batch;
-  out.tile = (m * n) / (ceil_div(m, tm) * tm * ceil_div(n, tn) * tn);
-  const double units = std::max(parallel_units, 1);
-  out.wave = tiles / (ceil_div(tiles, units) * units);
-  if (e.gemm.tile_reuse_half > 0) {
-    const auto reuse = [&](double i) { return i / (i + e.gemm.tile_reuse_half); };
-    out.reuse = reuse(tm * tn / (tm + tn)) / reuse(best_intensity);
-  }
+  const double tiles = cm * cn * s.batch;
+  out.tile = (s.m * s.n) / (cm * tm * cn * tn);
+  out.wave = tiles / (ceil_div(tiles, s.units) * s.units);
+  if (s.reuse_half > 0) out.reuse = s.reuse(tm * tn / (tm + tn)) / s.best_reuse;
   out.tile_m = static_cast<int>(tm);
   out.tile_n = static_cast<int>(tn);
   return out;
+}
+
+TileSearch tile_search(double m, double n, double batch, const hw::ClassEfficiency& e,
+                       int parallel_units, double best_intensity) {
+  TileSearch s{
+      m, n, batch, static_cast<double>(std::max(parallel_units, 1)), e.gemm.tile_reuse_half, 1};
+  if (s.reuse_half > 0) s.best_reuse = s.reuse(best_intensity);
+  return s;
 }
 }  // namespace
 
@@ -52,21 +70,29 @@ GemmEfficiency gemm_efficiency(const graphs::GemmDims& g, const hw::ClassEfficie
     const int row_max = e.gemm.tile_m > 0 ? e.gemm.tile_m : e.gemm.tile_max;
     const double best_intensity =
         static_cast<double>(row_max) * e.gemm.tile_max / (row_max + e.gemm.tile_max);
+    const TileSearch search = tile_search(m, n, batch, e, parallel_units, best_intensity);
+    // The column tiles' counts, the same for every row tile.
+    std::array<double, 32> col_tiles{};
+    std::size_t cols = 0;
+    for (int tn = e.gemm.tile_min; tn <= e.gemm.tile_max && cols < col_tiles.size(); tn *= 2)
+      col_tiles[cols++] = ceil_div(n, tn);
     double best = -1;
-    for (int tm = row_min; tm <= row_max; tm *= 2)
-      for (int tn = e.gemm.tile_min; tn <= e.gemm.tile_max; tn *= 2) {
-        const GemmEfficiency c =
-            tile_candidate(m, n, batch, tm, tn, e, parallel_units, best_intensity);
+    for (int tm = row_min; tm <= row_max; tm *= 2) {
+      const double row_tiles = ceil_div(m, tm);
+      std::size_t j = 0;
+      for (int tn = e.gemm.tile_min; j < cols; tn *= 2, ++j) {
+        const GemmEfficiency c = tile_candidate(search, tm, tn, row_tiles, col_tiles[j]);
         const double f = c.tile * c.reuse * (choice == hw::TileChoice::kFill ? c.wave : 1.0);
         if (f > best) {
           best = f;
           out = c;
         }
       }
+    }
   } else if (e.gemm.tile_m > 0 && e.gemm.tile_n > 0 && m > 0 && n > 0) {
-    const double intensity =
-        static_cast<double>(e.gemm.tile_m) * e.gemm.tile_n / (e.gemm.tile_m + e.gemm.tile_n);
-    out = tile_candidate(m, n, batch, e.gemm.tile_m, e.gemm.tile_n, e, parallel_units, intensity);
+    const double tm = e.gemm.tile_m, tn = e.gemm.tile_n;
+    out = tile_candidate(tile_search(m, n, batch, e, parallel_units, tm * tn / (tm + tn)), tm, tn,
+                         ceil_div(m, tm), ceil_div(n, tn));
   }
   if (e.gemm.k_half > 0 && k > 0) out.depth = k / (k + e.gemm.k_half);
   out.total =
@@ -212,8 +238,18 @@ bool can_run_as_forward(const graphs::Operator& op) {
          op.conv_stride == 1 && (op.conv_kernel == 1 || op.conv_kernel == 3) && !op.gemm.empty();
 }
 
+namespace {
+// An operator with op's numbers, without its names and shapes (no cost rule reads them, and
+// copying them allocates per op and sweep point).
+graphs::Operator numbers_of(const graphs::Operator& op) {
+  graphs::Operator out;
+  static_cast<graphs::OpNumbers&>(out) = op;
+  return out;
+}
+}  // namespace
+
 graphs::Operator forward_op(const graphs::Operator& op) {
-  graphs::Operator f = op;
+  graphs::Operator f = numbers_of(op);
   f.phase = graphs::Phase::kForward;
   const std::int64_t taps = static_cast<std::int64_t>(op.conv_kernel) * op.conv_kernel;
   if (taps > 1) f.gemm = {op.gemm.m, op.gemm.k / taps, op.gemm.n * taps, op.gemm.batch};
@@ -231,7 +267,7 @@ bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv) {
 }
 
 graphs::Operator as_gemm_op(const graphs::Operator& op) {
-  graphs::Operator g = op;
+  graphs::Operator g = numbers_of(op);
   g.op_class = graphs::OpClass::kGemm;
   // efficiency.h: the linear-layer phase of the same BLAS transposition, and the BLAS call's
   // dims per sample and group in the linear layers' convention (m result rows, each re-reading

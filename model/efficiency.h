@@ -176,7 +176,8 @@ inline constexpr double kSplitMinDepth = 256;
 
 // A stride-1 convolution data gradient with a 1x1 or 3x3 kernel and GEMM dimensions.
 bool can_run_as_forward(const graphs::Operator& op);
-// The forward convolution such an op runs as (phase forward, the GEMM above).
+// The forward convolution such an op runs as (phase forward, the GEMM above): its numbers
+// only, no names or shapes.
 graphs::Operator forward_op(const graphs::Operator& op);
 
 // Whether a framework runs this convolution as im2col + GEMM, by the rule in `conv` (above).
@@ -185,7 +186,8 @@ bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv);
 // linear-layer GEMM has the same transposition (above), with the dims of the BLAS call
 // (one per sample and group) in the linear layers' convention: forward K x (P Q) x (C R S),
 // data gradient (C R S) x (P Q) x K, filter gradient K x (C R S) x (P Q), each m rows of
-// the result re-reading the n x k operand (memory_traffic).
+// the result re-reading the n x k operand (memory_traffic). Its numbers only: no names or
+// shapes.
 graphs::Operator as_gemm_op(const graphs::Operator& op);
 
 // Per-phase entries: a backward-data op looks up its class's backward-data entry

@@ -254,7 +254,7 @@ Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& syst
 }
 
 double step_time(const CostedStep& step, const std::vector<OpCost>& costs) {
-  return simulate(step.input, costs).makespan_s;
+  return makespan(step.input, costs);
 }
 
 }  // namespace amdahl::model

@@ -34,16 +34,19 @@ bool crosses(Resource from, Resource to) {
 
 }  // namespace
 
-Schedule simulate(const ScheduleInput& in) { return simulate(in, in.costs); }
+namespace {
 
-Schedule simulate(const ScheduleInput& in, const std::vector<OpCost>& costs) {
+// The simulation; with `timeline` false only the makespan, host time and copies (no per-op
+// times, no critical path).
+Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool timeline) {
   const graphs::OpGraph& og = *in.graph;
   const graphs::Graph& g = og.graph();
   const std::size_t n = og.size();
   if (costs.size() != n || in.resources.size() != n)
     throw InternalError("simulate: costs and resources must cover every op");
   Schedule s;
-  s.ops.resize(n);
+  if (timeline) s.ops.resize(n);
+  ScheduledOp untraced;
   // Per-thread scratch: a sweep simulates twice per point, and fresh vectors of this size
   // cost page faults each time.
   thread_local std::vector<Trace> trace;
@@ -68,7 +71,7 @@ Schedule simulate(const ScheduleInput& in, const std::vector<OpCost>& costs) {
   const bool link = in.h2d_bytes_per_s > 0 && in.d2h_bytes_per_s > 0;
 
   for (graphs::OpId id = 0; id < n; ++id) {
-    ScheduledOp& op = s.ops[id];
+    ScheduledOp& op = timeline ? s.ops[id] : untraced;
     const Resource r = in.resources[id];
     if (!in.graph_capture) {
       host += in.dispatch_s;
@@ -149,12 +152,13 @@ Schedule simulate(const ScheduleInput& in, const std::vector<OpCost>& costs) {
   TaskId last = kNoTask;
   double device_end = 0;
   for (graphs::OpId id = 0; id < n; ++id)
-    if (s.ops[id].end_s >= device_end) {
-      device_end = s.ops[id].end_s;
+    if (trace[id].end >= device_end) {
+      device_end = trace[id].end;
       last = id;
     }
   s.makespan_s = std::max(host, device_end);
   if (in.sync_at_end) s.makespan_s += in.sync_latency_s;
+  if (!timeline) return s;
 
   // Walk the critical path back from the end.
   std::vector<PathInterval> path;
@@ -191,6 +195,18 @@ Schedule simulate(const ScheduleInput& in, const std::vector<OpCost>& costs) {
   std::reverse(path.begin(), path.end());
   s.critical_path = std::move(path);
   return s;
+}
+
+}  // namespace
+
+Schedule simulate(const ScheduleInput& in) { return run(in, in.costs, true); }
+
+Schedule simulate(const ScheduleInput& in, const std::vector<OpCost>& costs) {
+  return run(in, costs, true);
+}
+
+double makespan(const ScheduleInput& in, const std::vector<OpCost>& costs) {
+  return run(in, costs, false).makespan_s;
 }
 
 }  // namespace amdahl::model

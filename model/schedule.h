@@ -81,5 +81,8 @@ struct Schedule {
 Schedule simulate(const ScheduleInput& input);
 // The same with other per-op costs in place of input.costs (what-if analyses).
 Schedule simulate(const ScheduleInput& input, const std::vector<OpCost>& costs);
+// simulate(input, costs).makespan_s without the per-op timeline and the critical path
+// (a sweep's all-on-host comparison reads only the step time).
+double makespan(const ScheduleInput& input, const std::vector<OpCost>& costs);
 
 }  // namespace amdahl::model

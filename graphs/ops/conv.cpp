@@ -97,13 +97,12 @@ std::int64_t out_dim(const Layer& layer, std::int64_t in, std::int64_t kernel, s
 
 ConvGeometry geometry(const Layer& layer, const TensorInfo& x) {
   ConvGeometry g{read_window(layer, x)};
-  const auto stride = layer.get_ints("stride", 2);
   const auto dilation = layer.get_ints("dilation", 2);
   const auto pad = layer.get_ints("padding", 2);
   const std::string& mode = layer.get_string("padding_mode");
   g.plain = dilation[0] == 1 && dilation[1] == 1;
-  g.p = out_dim(layer, g.h, g.r, stride[0], dilation[0], pad[0], mode);
-  g.q = out_dim(layer, g.w, g.s, stride[1], dilation[1], pad[1], mode);
+  g.p = out_dim(layer, g.h, g.r, g.stride_h, dilation[0], pad[0], mode);
+  g.q = out_dim(layer, g.w, g.s, g.stride_w, dilation[1], pad[1], mode);
   return g;
 }
 
@@ -112,8 +111,9 @@ std::vector<TensorInfo> infer(const Layer& layer, const std::vector<TensorInfo>&
   return {TensorInfo{{g.n, g.k, g.p, g.q}, in.front().dtype}};
 }
 
+// The output size does not enter (infer() has checked it).
 std::vector<Weight> weights(const Layer& layer, const std::vector<TensorInfo>& in) {
-  const ConvGeometry g = geometry(layer, in.front());
+  const WindowGeometry g = read_window(layer, in.front());
   std::vector<Weight> w{{"weight", g.k * (g.c / g.groups) * g.r * g.s}};
   if (layer.get_bool("bias")) w.push_back({"bias", g.k});
   return w;
@@ -172,12 +172,11 @@ std::int64_t transposed_out_dim(const Layer& layer, std::int64_t in, std::int64_
 
 ConvTransposeGeometry transpose_geometry(const Layer& layer, const TensorInfo& x) {
   ConvTransposeGeometry g{read_window(layer, x)};
-  const auto stride = layer.get_ints("stride", 2);
   const auto dilation = layer.get_ints("dilation", 2);
   const auto pad = layer.get_ints("padding", 2);
   const auto output_padding = layer.get_ints("output_padding", 2);
-  g.p = transposed_out_dim(layer, g.h, g.r, stride[0], dilation[0], pad[0], output_padding[0]);
-  g.q = transposed_out_dim(layer, g.w, g.s, stride[1], dilation[1], pad[1], output_padding[1]);
+  g.p = transposed_out_dim(layer, g.h, g.r, g.stride_h, dilation[0], pad[0], output_padding[0]);
+  g.q = transposed_out_dim(layer, g.w, g.s, g.stride_w, dilation[1], pad[1], output_padding[1]);
   return g;
 }
 
@@ -187,7 +186,7 @@ std::vector<TensorInfo> transpose_infer(const Layer& layer, const std::vector<Te
 }
 
 std::vector<Weight> transpose_weights(const Layer& layer, const std::vector<TensorInfo>& in) {
-  const ConvTransposeGeometry g = transpose_geometry(layer, in.front());
+  const ConvTransposeGeometry g{read_window(layer, in.front())};  // as weights()
   std::vector<Weight> w{{"weight", g.weight_elements()}};
   if (layer.get_bool("bias")) w.push_back({"bias", g.k});
   return w;

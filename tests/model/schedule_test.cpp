@@ -167,3 +167,32 @@ TEST_CASE("host-bound versus device-bound on chains of tiny and large ops", "[mo
   CHECK(large.makespan_s == Approx(10e-6 + 100 * 1e-3));
   CHECK(sum_bound(large, Bound::kCompute) == Approx(100 * 1e-3));
 }
+
+TEST_CASE("makespan() is simulate()'s step time", "[model][schedule]") {
+  // The same simulation without the timeline: exactly equal, on a host op feeding the device
+  // over a link (an inserted copy), a sync after the first op, and the chains above.
+  graphs::OpGraph g;
+  const auto h = g.add(graphs::Operator{});
+  const auto d = g.add(graphs::Operator{});
+  const auto d2 = g.add(graphs::Operator{});
+  g.depend(h, d, 10e6);
+  g.depend(d, d2, 1);
+  ScheduleInput in;
+  in.graph = &g;
+  in.costs = {OpCost{.time_s = 1e-3, .bound = Bound::kCompute},
+              OpCost{.time_s = 2e-3, .bound = Bound::kCompute},
+              OpCost{.time_s = 0.5e-3, .bound = Bound::kMemory}};
+  in.resources = {Resource::kHost, Resource::kCompute, Resource::kCompute};
+  in.dispatch_s = 7e-6;
+  in.sync_after = h;
+  in.sync_latency_s = 3e-6;
+  in.link_latency_s = 5e-6;
+  in.h2d_bytes_per_s = 10e9;
+  in.d2h_bytes_per_s = 10e9;
+  CHECK(makespan(in, in.costs) == simulate(in).makespan_s);
+  for (double op_s : {1e-6, 1e-3}) {
+    Fixture f = chain(op_s, 10e-6);
+    f.input.graph = &f.graph;
+    CHECK(makespan(f.input, f.input.costs) == simulate(f.input).makespan_s);
+  }
+}
