@@ -4,11 +4,11 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "calibrate/measured_op.h"
+#include "calibrate/profile_writer.h"
 #include "util/csv_table.h"
 #include "util/error.h"
 #include "util/precision.h"
@@ -237,11 +237,8 @@ void read_micro(const std::string& path, const RowMaker& make, MeasurementSet& o
 }
 
 nlohmann::json read_info(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
   try {
-    nlohmann::json info = nlohmann::json::parse(text.str());
+    nlohmann::json info = nlohmann::json::parse(read_text_file(path));
     if (!info.is_object()) throw UserError(fmt::format("{}: expected a JSON object", path));
     return info;
   } catch (const nlohmann::json::exception& e) {
@@ -269,10 +266,6 @@ std::string driver_of(const std::string& nvidia_smi) {
 }
 
 }  // namespace
-
-std::string torch_framework(const std::string& dir) {
-  return "pytorch " + text_of(read_info(file_in(dir, "info.json")), "torch");
-}
 
 MeasurementSet read_torch_kernels(const std::string& dir) {
   const nlohmann::json info = read_info(file_in(dir, "info.json"));

@@ -31,9 +31,6 @@
 
 namespace amdahl::calibrate {
 
-// The framework the rows were measured through, from info.json ("pytorch 2.11.0+cu130").
-std::string torch_framework(const std::string& dir);
-
 MeasurementSet read_torch_kernels(const std::string& dir);
 
 }  // namespace amdahl::calibrate
