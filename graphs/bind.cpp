@@ -34,8 +34,8 @@ ParamValue convert(const ParamDecl& decl, const RawParam& raw, const Bindings& s
     case ParamType::kInt:
       return integer(raw.text);
     case ParamType::kInts: {
-      if (!raw.is_list) return std::vector<std::int64_t>{integer(raw.text)};
-      std::vector<std::int64_t> out;
+      if (!raw.is_list) return IntList{integer(raw.text)};
+      IntList out;
       for (const auto& item : raw.items) out.push_back(integer(item));
       return out;
     }
@@ -113,29 +113,35 @@ class Expander {
     if (!net.inputs.empty()) last_ = net.inputs.front().name;
   }
 
-  // `decl` with its final name and inputs; `subs` the enclosing block's parameters.
-  void expand(const LayerDecl& decl, const Substitutions& subs, int depth) {
+  // A top-level layer declaration.
+  void expand(const LayerDecl& decl) { expand(decl, decl.name, decl.inputs, {}, 0); }
+
+ private:
+  // `decl` named `decl_name` with `inputs` (a block's layer renamed into its instance,
+  // without copying its declaration); `subs` the enclosing block's parameters.
+  void expand(const LayerDecl& decl, const std::string& decl_name, std::vector<std::string> inputs,
+              const Substitutions& subs, int depth) {
     if (depth > kMaxBlockDepth)
       throw UserError(located(decl.where, fmt::format("layer '{}': blocks nest more than {} deep "
                                                       "(does a block instantiate itself?)",
-                                                      decl.name, kMaxBlockDepth)));
-    if (!decl.enabled.empty() && integer(decl, "enabled", decl.enabled, subs) == 0) return;
+                                                      decl_name, kMaxBlockDepth)));
+    if (!decl.enabled.empty() && integer(decl, decl_name, "enabled", decl.enabled, subs) == 0)
+      return;
     const std::int64_t copies =
-        decl.repeat.empty() ? 1 : integer(decl, "repeat", decl.repeat, subs);
+        decl.repeat.empty() ? 1 : integer(decl, decl_name, "repeat", decl.repeat, subs);
     if (copies < 0)
       throw UserError(located(decl.where, fmt::format("layer '{}': repeat '{}' evaluates to {} "
                                                       "(must be >= 0)",
-                                                      decl.name, decl.repeat, copies)));
-    std::vector<std::string> inputs = decl.inputs;
+                                                      decl_name, decl.repeat, copies)));
     for (std::int64_t i = 0; i < copies; ++i) {
       const std::string name =
-          decl.repeat.empty() || i + 1 == copies ? decl.name : fmt::format("{}.{}", decl.name, i);
+          decl.repeat.empty() || i + 1 == copies ? decl_name : fmt::format("{}.{}", decl_name, i);
       const std::string prefix =
-          decl.repeat.empty() ? decl.name : fmt::format("{}.{}", decl.name, i);
+          decl.repeat.empty() ? decl_name : fmt::format("{}.{}", decl_name, i);
       if (decl.block.empty())
         emit_layer(decl, name, inputs, subs);
       else
-        expand_block(decl, name, prefix, inputs, subs, depth);
+        expand_block(decl, decl_name, name, prefix, inputs, subs, depth);
       if (inputs.empty())
         inputs.push_back(name);
       else
@@ -143,9 +149,8 @@ class Expander {
     }
   }
 
- private:
-  std::int64_t integer(const LayerDecl& decl, const char* key, const std::string& text,
-                       const Substitutions& subs) {
+  std::int64_t integer(const LayerDecl& decl, const std::string& decl_name, const char* key,
+                       const std::string& text, const Substitutions& subs) {
     try {
       std::string expression = substitute(text, subs);
       const std::int64_t value = evaluate(expression, sizes_);
@@ -154,7 +159,7 @@ class Expander {
       return value;
     } catch (const UserError& e) {
       throw UserError(
-          located(decl.where, fmt::format("layer '{}' {}: {}", decl.name, key, e.what())));
+          located(decl.where, fmt::format("layer '{}' {}: {}", decl_name, key, e.what())));
     }
   }
 
@@ -187,8 +192,9 @@ class Expander {
     out_.push_back(std::move(layer));
   }
 
-  void expand_block(const LayerDecl& decl, const std::string& name, const std::string& prefix,
-                    const std::vector<std::string>& inputs, const Substitutions& outer, int depth) {
+  void expand_block(const LayerDecl& decl, const std::string& decl_name, const std::string& name,
+                    const std::string& prefix, const std::vector<std::string>& inputs,
+                    const Substitutions& outer, int depth) {
     const BlockDecl* block = nullptr;
     for (const auto& b : net_.blocks)
       if (b.name == decl.block) block = &b;
@@ -205,14 +211,14 @@ class Expander {
       if (it == decl.params.end() || it->second.is_list)
         throw UserError(located(decl.where, fmt::format("layer '{}': block parameter '{}' needs "
                                                         "one value",
-                                                        decl.name, p)));
+                                                        decl_name, p)));
       subs[p] = substitute(it->second.text, outer);
     }
     if (inputs.size() > std::max<std::size_t>(block->inputs.size(), 1))
       throw UserError(located(
           decl.where, fmt::format("layer '{}': block {} takes {} input(s) "
                                   "(got {})",
-                                  decl.name, block->name, block->inputs.size(), inputs.size())));
+                                  decl_name, block->name, block->inputs.size(), inputs.size())));
     // Formal inputs: the instance's inputs in order, the first defaulting to the previous
     // layer's output.
     std::map<std::string, std::string> formals;
@@ -224,7 +230,7 @@ class Expander {
       else
         throw UserError(located(decl.where, fmt::format("layer '{}': block {} input '{}' is not "
                                                         "given (inputs: [...])",
-                                                        decl.name, block->name, block->inputs[i])));
+                                                        decl_name, block->name, block->inputs[i])));
     }
     const std::string output = block->output.empty() ? block->layers.back().name : block->output;
     auto rename = [&](const std::string& local) {
@@ -234,23 +240,22 @@ class Expander {
     for (const auto& l : block->layers) locals.insert(l.name);
     bool first = true;
     for (const LayerDecl& inner : block->layers) {
-      LayerDecl d = inner;
-      d.name = rename(inner.name);
-      d.inputs.clear();
+      std::vector<std::string> inner_inputs;
+      inner_inputs.reserve(inner.inputs.size());
       for (const auto& ref : inner.inputs) {
         const auto colon = ref.find(':');
         const std::string base = ref.substr(0, colon);
         const std::string rest = colon == std::string::npos ? "" : ref.substr(colon);
         if (locals.count(base))
-          d.inputs.push_back(rename(base) + rest);
+          inner_inputs.push_back(rename(base) + rest);
         else if (const auto f = formals.find(base); f != formals.end())
-          d.inputs.push_back(f->second + rest);
+          inner_inputs.push_back(f->second + rest);
         else
-          d.inputs.push_back(ref);
+          inner_inputs.push_back(ref);
       }
-      if (first && d.inputs.empty() && !inputs.empty()) d.inputs.push_back(inputs.front());
+      if (first && inner_inputs.empty() && !inputs.empty()) inner_inputs.push_back(inputs.front());
       first = false;
-      expand(d, subs, depth + 1);
+      expand(inner, rename(inner.name), std::move(inner_inputs), subs, depth + 1);
     }
   }
 
@@ -323,7 +328,7 @@ BoundNetwork bind_network(const Network& network, const Bindings& overrides,
   out.sizes = resolve_sizes(network, overrides);
   out.inputs = bind_inputs(network, out.sizes);
   Expander expander(network, out.sizes, out.layers, dependence);
-  for (const auto& decl : network.layers) expander.expand(decl, {}, 0);
+  for (const auto& decl : network.layers) expander.expand(decl);
   return out;
 }
 

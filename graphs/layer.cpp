@@ -18,25 +18,25 @@ const T& get(const Layer& layer, std::string_view key, const char* type) {
 std::int64_t Layer::get_int(std::string_view key) const {
   if (const ParamValue* value = param(key)) {
     if (const auto* i = std::get_if<std::int64_t>(value)) return *i;
-    if (const auto* list = std::get_if<std::vector<std::int64_t>>(value); list && list->size() == 1)
+    if (const auto* list = std::get_if<IntList>(value); list && list->size() == 1)
       return list->front();
   }
   return get<std::int64_t>(*this, key, "an integer");
 }
 
-std::vector<std::int64_t> Layer::get_int_list(std::string_view key) const {
+IntList Layer::get_int_list(std::string_view key) const {
   if (const ParamValue* value = param(key))
     if (const auto* v = std::get_if<std::int64_t>(value)) return {*v};
-  return get<std::vector<std::int64_t>>(*this, key, "a list of integers");
+  const auto& list = get<IntList>(*this, key, "a list of integers");
+  return IntList(list.begin(), list.end());
 }
 
 IntList Layer::get_ints(std::string_view key, std::size_t n) const {
   // One lookup and no allocation: rules call this per op and per sweep point.
   const ParamValue* value = param(key);
   if (const auto* i = value ? std::get_if<std::int64_t>(value) : nullptr) return IntList(n, *i);
-  const auto* given = value ? std::get_if<std::vector<std::int64_t>>(value) : nullptr;
-  const std::vector<std::int64_t>& list =
-      given ? *given : get<std::vector<std::int64_t>>(*this, key, "a list of integers");
+  const auto* given = value ? std::get_if<IntList>(value) : nullptr;
+  const IntList& list = given ? *given : get<IntList>(*this, key, "a list of integers");
   if (list.size() == 1) return IntList(n, list.front());
   if (list.size() != n)
     throw UserError(fmt::format("{}: parameter '{}' needs 1 or {} values (got {})", error_prefix(),

@@ -15,7 +15,10 @@
 
 namespace amdahl::graphs {
 
-using ParamValue = std::variant<std::int64_t, double, bool, std::string, std::vector<std::int64_t>>;
+// An integer parameter or list (kernel sizes, strides, shapes): up to four without the heap.
+using IntList = boost::container::small_vector<std::int64_t, 4>;
+
+using ParamValue = std::variant<std::int64_t, double, bool, std::string, IntList>;
 
 enum class ParamType {
   kInt,     // one integer (size expressions allowed)
@@ -28,9 +31,6 @@ enum class ParamType {
 
 // A layer's parameters by name, in name order: a sorted vector, one allocation per layer.
 using ParamMap = boost::container::flat_map<std::string, ParamValue, std::less<>>;
-
-// An integer parameter broadcast to a few values (kernel sizes, strides), without the heap.
-using IntList = boost::container::small_vector<std::int64_t, 4>;
 
 struct ParamDecl {
   std::string name;
@@ -64,7 +64,7 @@ struct Layer {
   // An integer or list, broadcast to `n` values (kernel: 3 -> [3, 3]); a list of another
   // length is a UserError naming the layer.
   IntList get_ints(std::string_view key, std::size_t n) const;
-  std::vector<std::int64_t> get_int_list(std::string_view key) const;
+  IntList get_int_list(std::string_view key) const;
   double get_float(std::string_view key) const;
   bool get_bool(std::string_view key) const;
   const std::string& get_string(std::string_view key) const;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/container/small_vector.hpp>
 #include <deque>
 #include <map>
 #include <optional>
@@ -21,12 +22,15 @@ std::string_view mode_name(Mode m) { return m == Mode::kTrain ? "train" : "infer
 
 namespace {
 
+// A tensor of the micro-batch being lowered. Held in a deque (stable addresses: the name
+// index views `name`) and referred to by its position there.
 struct TensorState {
+  std::string name;
   TensorInfo info;
   OpId producer = kNoOp;
   bool requires_grad = false;
-  std::vector<OpId> grad_parts;  // ops producing contributions to d(loss)/d(tensor)
-  std::size_t slot = 0;          // index of the tensor in the plan (LoweringPlan::slots)
+  boost::container::small_vector<OpId, 2> grad_parts;  // ops producing d(loss)/d(tensor) parts
+  std::size_t slot = 0;  // index of the tensor in the plan (LoweringPlan::slots)
 };
 
 struct Dep {
@@ -34,13 +38,14 @@ struct Dep {
   double bytes = 0;
   BytesSource source;
 };
-using Deps = std::vector<Dep>;
+using Deps = boost::container::small_vector<Dep, 4>;
 
 struct LayerRecord {
-  const Layer* layer;
-  const LayerKind* kind;
+  const Layer* layer = nullptr;
+  const LayerKind* kind = nullptr;
   std::vector<std::string> input_names;
-  std::vector<std::string> output_names;
+  boost::container::small_vector<std::size_t, 2> input_tensors;  // positions in Lowerer::tensors_
+  boost::container::small_vector<std::size_t, 1> output_tensors;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
   std::vector<Weight> weights;
@@ -89,10 +94,11 @@ class Lowerer {
       plan_->input_count = net_.inputs.size();
     }
     records_.reserve(net_.layers.size());
-    tensors_.reserve(net_.layers.size() + net_.inputs.size());
+    tensor_index_.reserve(net_.layers.size() + net_.inputs.size());
     std::vector<WeightGrad> sums;
     for (micro_ = 0; micro_ < steps; ++micro_) {
       tensors_.clear();
+      tensor_index_.clear();
       records_.clear();
       previous_.clear();
       overwritten_.clear();  // each micro-batch's forward pass writes its own tensors
@@ -137,7 +143,7 @@ class Lowerer {
     }
   }
 
-  OpId add(Operator op, const Deps& deps) {
+  OpId add(Operator&& op, const Deps& deps) {
     if (micro_ > 0) op.name = "mb" + std::to_string(micro_) + "." + op.name;
     const OpId id = out_.graph.add(std::move(op));
     for (const Dep& d : deps)
@@ -150,11 +156,18 @@ class Lowerer {
     if (plan_) plan_->steps.push_back({kind, index, op, count});
   }
 
-  TensorState& define(const std::string& name, const TensorInfo& info, OpId producer,
-                      bool requires_grad) {
-    TensorState& t = tensors_[name];
-    t = TensorState{info, producer, requires_grad, {}, slot_count_++};
+  // A new tensor (the caller checked that the name is free).
+  TensorState& define(std::string name, const TensorInfo& info, OpId producer, bool requires_grad) {
+    TensorState& t = tensors_.emplace_back(
+        TensorState{std::move(name), info, producer, requires_grad, {}, slot_count_++});
+    tensor_index_.emplace(t.name, tensors_.size() - 1);
     return t;
+  }
+  // The position of the tensor named `name` in tensors_, if there is one.
+  std::optional<std::size_t> find_tensor(std::string_view name) const {
+    const auto it = tensor_index_.find(name);
+    if (it == tensor_index_.end()) return std::nullopt;
+    return it->second;
   }
 
   void emit_input_transfers() {
@@ -177,7 +190,7 @@ class Lowerer {
 
   std::vector<std::string> known_tensors() const {
     std::vector<std::string> names;
-    for (const auto& [name, t] : tensors_) names.push_back(name);
+    for (const TensorState& t : tensors_) names.push_back(t.name);
     std::sort(names.begin(), names.end());
     return names;
   }
@@ -186,7 +199,7 @@ class Lowerer {
   // time, shared afterwards.
   std::string cast_of(const std::string& name, DType to, const Layer& consumer) {
     const std::string cast_name = name + ".to_" + std::string(dtype_name(to));
-    if (tensors_.count(cast_name)) return cast_name;
+    if (find_tensor(cast_name)) return cast_name;
     Layer& cast = synthesized_.emplace_back();
     cast.name = cast_name;
     cast.kind = "cast";
@@ -216,9 +229,9 @@ class Lowerer {
         break;
       case AutocastPolicy::kFollow:
         for (const auto& name : names) {
-          const auto it = tensors_.find(name);
-          if (it == tensors_.end() || !is_float(it->second.info.dtype)) continue;
-          const DType t = it->second.info.dtype;
+          const auto i = find_tensor(name);
+          if (!i || !is_float(tensors_[*i].info.dtype)) continue;
+          const DType t = tensors_[*i].info.dtype;
           if (!target || (is_half(*target) && !is_half(t))) target = t;
         }
         break;
@@ -227,9 +240,9 @@ class Lowerer {
     }
     if (!target) return target;
     for (auto& name : names) {
-      const auto it = tensors_.find(name);
-      if (it == tensors_.end()) continue;  // reported below
-      const DType t = it->second.info.dtype;
+      const auto i = find_tensor(name);
+      if (!i) continue;  // reported below
+      const DType t = tensors_[*i].info.dtype;
       if (is_float(t) && t != *target) name = cast_of(name, *target, layer);
     }
     return target;
@@ -270,7 +283,7 @@ class Lowerer {
   void forward(const Layer& layer, bool autocast = true) {
     const LayerKind& kind = layer_registry().get(layer.kind);
     if (kind.is_loss && !training_) return;
-    LayerRecord rec{&layer, &kind, layer.inputs, {}, {}, {}, {}, kNoOp, {}};
+    LayerRecord rec{.layer = &layer, .kind = &kind, .input_names = layer.inputs};
     if (rec.input_names.empty()) {
       if (!previous_.empty())
         rec.input_names.push_back(previous_);
@@ -302,8 +315,8 @@ class Lowerer {
         plan_rec.synthesized = &layer;
     }
     for (const auto& name : rec.input_names) {
-      const auto it = tensors_.find(name);
-      if (it == tensors_.end()) {
+      const auto found = find_tensor(name);
+      if (!found) {
         bool later = false;
         for (const Layer& l : net_.layers)
           later = later || l.name == name || name.starts_with(l.name + ":");
@@ -314,11 +327,12 @@ class Lowerer {
         throw UserError(fmt::format("{}: missing input '{}'; {}", layer.error_prefix(), name,
                                     suggestion(name, known_tensors())));
       }
-      rec.inputs.push_back(it->second.info);
-      any_grad = any_grad || it->second.requires_grad;
-      deps.push_back(
-          {it->second.producer, it->second.info.bytes(), BytesSource::tensor(it->second.slot)});
-      if (plan_) plan_rec.input_slots.push_back(it->second.slot);
+      const TensorState& t = tensors_[*found];
+      rec.input_tensors.push_back(*found);
+      rec.inputs.push_back(t.info);
+      any_grad = any_grad || t.requires_grad;
+      deps.push_back({t.producer, t.info.bytes(), BytesSource::tensor(t.slot)});
+      if (plan_) plan_rec.input_slots.push_back(t.slot);
     }
     rec.outputs = kind.infer(layer, rec.inputs);
     if (run_dtype)
@@ -354,16 +368,16 @@ class Lowerer {
     const bool requires_grad =
         training_ && kind.differentiable && (any_grad || !rec.weights.empty());
     for (std::size_t i = 0; i < rec.outputs.size(); ++i) {
-      rec.output_names.push_back(output_name(layer.name, i));
-      if (tensors_.count(rec.output_names.back()))
+      std::string name = output_name(layer.name, i);
+      if (find_tensor(name))
         throw UserError(
             fmt::format("{}: a tensor named '{}' already exists (layer names must be unique)",
-                        layer.error_prefix(), rec.output_names.back()));
-      const std::size_t slot =
-          define(rec.output_names.back(), rec.outputs[i], last, requires_grad).slot;
+                        layer.error_prefix(), name));
+      const std::size_t slot = define(std::move(name), rec.outputs[i], last, requires_grad).slot;
+      rec.output_tensors.push_back(tensors_.size() - 1);
       if (plan_) plan_rec.output_slots.push_back(slot);
     }
-    previous_ = rec.output_names.front();
+    previous_ = tensors_[rec.output_tensors.front()].name;
     if (plan_) {
       rec.plan_record = plan_->records.size();
       step(LoweringPlan::Step::Kind::kForward, plan_->records.size());
@@ -373,11 +387,11 @@ class Lowerer {
   }
 
   // The op whose completion makes d(loss)/d(tensor) available, summing contributions.
-  OpId gradient_of(const std::string& name, const LayerRecord& rec) {
-    TensorState& t = tensors_.at(name);
+  OpId gradient_of(std::size_t tensor, const LayerRecord& rec) {
+    TensorState& t = tensors_[tensor];
     if (t.grad_parts.size() <= 1) return t.grad_parts.empty() ? kNoOp : t.grad_parts.front();
     Operator op;
-    op.name = fmt::format("{}.grad_sum", name);
+    op.name = fmt::format("{}.grad_sum", t.name);
     op.layer = rec.layer->name;
     op.kind = "grad_sum";
     op.op_class = OpClass::kElementwise;
@@ -410,19 +424,19 @@ class Lowerer {
       LayerRecord& rec = *it;
       Deps grad_sources;
       bool reached = rec.kind->is_loss;
-      for (std::size_t i = 0; i < rec.output_names.size(); ++i) {
-        const OpId g = gradient_of(rec.output_names[i], rec);
+      for (std::size_t i = 0; i < rec.output_tensors.size(); ++i) {
+        const OpId g = gradient_of(rec.output_tensors[i], rec);
         if (g != kNoOp) {
           grad_sources.push_back({g, rec.outputs[i].bytes(),
-                                  BytesSource::tensor(tensors_.at(rec.output_names[i]).slot)});
+                                  BytesSource::tensor(tensors_[rec.output_tensors[i]].slot)});
           reached = true;
         }
       }
       if (!reached) continue;
       std::vector<bool> needs;
       bool any = false;
-      for (const auto& name : rec.input_names) {
-        needs.push_back(tensors_.at(name).requires_grad);
+      for (const std::size_t t : rec.input_tensors) {
+        needs.push_back(tensors_[t].requires_grad);
         any = any || needs.back();
       }
       if (!any && rec.weights.empty()) continue;
@@ -450,12 +464,12 @@ class Lowerer {
         const int weight = e.grad_of_weight;
         previous = add(std::move(e.op), deps);
         if (plan_rec) plan_rec->backward_ops.push_back({previous, e.chained, input, weight});
-        if (input >= 0) tensors_.at(rec.input_names.at(input)).grad_parts.push_back(previous);
+        if (input >= 0) tensors_[rec.input_tensors.at(input)].grad_parts.push_back(previous);
         if (weight >= 0) rec.weight_grad.at(weight) = previous;
         for (int w : e.also_grad_of_weights) rec.weight_grad.at(w) = previous;
       }
       for (std::size_t i : ctx.passed()) {
-        auto& parts = tensors_.at(rec.input_names.at(i)).grad_parts;
+        auto& parts = tensors_[rec.input_tensors.at(i)].grad_parts;
         if (grad_sources.empty()) parts.push_back(rec.last_forward);
         for (const auto& source : grad_sources) parts.push_back(source.from);
       }
@@ -558,7 +572,8 @@ class Lowerer {
   const LoweringOptions& options_;
   const bool training_;
   LoweredNetwork out_;
-  std::unordered_map<std::string, TensorState> tensors_;
+  std::deque<TensorState> tensors_;
+  std::unordered_map<std::string_view, std::size_t> tensor_index_;  // name -> position
   std::vector<LayerRecord> records_;
   // Cast layers inserted by autocast, kept for every micro-batch (stable addresses; the plan
   // refers to them).

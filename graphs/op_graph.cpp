@@ -16,18 +16,27 @@ void describe_convolution(Operator& op, const ConvDescription& g, bool plain) {
   op.conv_output_elements = static_cast<double>(g.n * g.k * g.p * g.q);
 }
 
+// The edge from -> to, searched among `to`'s in-edges (an op has few producers; Boost's
+// edge() would search `from`'s out-edges through a dispatch that does not know the small
+// vectors).
+std::optional<Graph::edge_descriptor> OpGraph::find_edge(OpId from, OpId to) const {
+  for (auto [it, end] = boost::in_edges(to, *graph_ptr_); it != end; ++it)
+    if (boost::source(*it, *graph_ptr_) == from) return *it;
+  return std::nullopt;
+}
+
 bool OpGraph::depend(OpId from, OpId to, double bytes) {
   if (from >= to || to >= size())
     throw InternalError(fmt::format("edge {} -> {} breaks program order", from, to));
-  if (boost::edge(from, to, *graph_ptr_).second) return false;
+  if (find_edge(from, to)) return false;
   boost::add_edge(from, to, TensorEdge{bytes}, *graph_ptr_);
   return true;
 }
 
 double& OpGraph::edge_bytes(OpId from, OpId to) {
-  const auto [e, found] = boost::edge(from, to, *graph_ptr_);
-  if (!found) throw InternalError(fmt::format("no edge {} -> {}", from, to));
-  return (*graph_ptr_)[e].bytes;
+  const auto e = find_edge(from, to);
+  if (!e) throw InternalError(fmt::format("no edge {} -> {}", from, to));
+  return (*graph_ptr_)[*e].bytes;
 }
 
 std::vector<OpId> OpGraph::predecessors(OpId id) const {

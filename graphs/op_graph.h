@@ -3,9 +3,11 @@
 // Boost.Graph. Vertex order is program order: ops are added after everything they
 // depend on, so iterating ids 0..size()-1 is a topological order.
 
+#include <boost/container/small_vector.hpp>
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@ namespace amdahl::graphs {
 struct GemmDims {
   std::int64_t m = 0, n = 0, k = 0, batch = 0;
   bool empty() const { return m == 0; }
+  bool operator==(const GemmDims&) const = default;
 };
 
 // What the cost model reads of an operator: its class, phase, precision, counts, and the GEMM
@@ -53,6 +56,7 @@ struct OpNumbers {
 
   double bytes() const { return bytes_read + bytes_written; }
   double intensity() const { return bytes() > 0 ? flops / bytes() : 0; }
+  bool operator==(const OpNumbers&) const = default;
 };
 
 struct Operator : OpNumbers {
@@ -78,8 +82,42 @@ struct TensorEdge {
   double bytes = 0;
 };
 
-using Graph =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Operator, TensorEdge>;
+// Boost.Graph storage selector for a vertex's in- and out-edge lists: small vectors with room
+// for two edges in place (most ops have one or two producers and consumers), so that adding
+// an op allocates no edge list. Declared to Boost below, after the namespace.
+struct SmallEdgeVecS {};
+
+}  // namespace amdahl::graphs
+
+namespace boost {
+template <class ValueType>
+struct container_gen<amdahl::graphs::SmallEdgeVecS, ValueType> {
+  using type = boost::container::small_vector<ValueType, 2>;
+};
+template <>
+struct parallel_edge_traits<amdahl::graphs::SmallEdgeVecS> {
+  using type = allow_parallel_edge_tag;
+};
+// Found by argument-dependent lookup from Boost.Graph's container dispatch when it adds an
+// edge. (Its edge() lookup calls graph_detail::find qualified, which would not find these:
+// OpGraph::find_edge searches the lists itself.)
+namespace container {
+template <class T, std::size_t N, class... Rest>
+graph_detail::vector_tag container_category(const small_vector<T, N, Rest...>&) {
+  return {};
+}
+template <class T, std::size_t N, class... Rest>
+graph_detail::unstable_tag iterator_stability(const small_vector<T, N, Rest...>&) {
+  return {};
+}
+}  // namespace container
+}  // namespace boost
+
+namespace amdahl::graphs {
+
+// Vertices and edges in vectors (program order; edges are never removed).
+using Graph = boost::adjacency_list<SmallEdgeVecS, boost::vecS, boost::bidirectionalS, Operator,
+                                    TensorEdge, boost::no_property, boost::vecS>;
 using OpId = std::size_t;
 inline constexpr OpId kNoOp = static_cast<OpId>(-1);
 
@@ -96,8 +134,9 @@ class OpGraph {
   OpGraph(OpGraph&&) noexcept = default;
   OpGraph& operator=(OpGraph&&) noexcept = default;
 
+  OpId add(const Operator& op) { return add(Operator(op)); }
   // Moves `op` in (Boost's add_vertex(property, g) copies it).
-  OpId add(Operator op) {
+  OpId add(Operator&& op) {
     const OpId id = boost::add_vertex(*graph_ptr_);
     (*graph_ptr_)[id] = std::move(op);
     return id;
@@ -118,6 +157,8 @@ class OpGraph {
   const Graph& graph() const { return *graph_ptr_; }
 
  private:
+  std::optional<Graph::edge_descriptor> find_edge(OpId from, OpId to) const;
+
   std::unique_ptr<Graph> graph_ptr_;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // Tensor shapes and element types.
 
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,7 +17,9 @@ std::optional<DType> parse_dtype(std::string_view name);
 std::vector<std::string> dtype_names();
 int dtype_bytes(DType t);
 
-using Shape = std::vector<std::int64_t>;
+// Dimensions, outermost first. Up to four in place (NCHW and below), so that the shapes an
+// operator and a tensor carry cost no allocation.
+using Shape = boost::container::small_vector<std::int64_t, 4>;
 
 std::int64_t elements(const Shape& s);
 std::string shape_str(const Shape& s);  // "[64, 3, 224, 224]"

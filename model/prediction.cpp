@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <boost/container_hash/hash.hpp>
 
 #include "graphs/layer_kind.h"
 #include "hw/units.h"
@@ -46,6 +48,43 @@ bool is_loss_op(const graphs::Operator& op) {
   return k && k->is_loss;
 }
 
+// Ops with equal numbers cost the same on one device (Roofline::estimate reads only an op's
+// OpNumbers), so repeated blocks (ResNet's bottlenecks, a deep MLP's units) are costed once
+// per step: a direct-mapped table keyed by the numbers, sized from the op count.
+class CostMemo {
+ public:
+  CostMemo(const Roofline& roofline, std::size_t ops)
+      : roofline_(roofline), slots_(std::bit_ceil(std::clamp<std::size_t>(ops / 8, 16, 4096))) {}
+
+  OpCost estimate(const graphs::Operator& op) {
+    const graphs::OpNumbers& key = op;
+    Slot& s = slots_[hash(key) & (slots_.size() - 1)];
+    if (!s.used || !(s.key == key)) s = {true, key, roofline_.estimate(op)};
+    return s.cost;
+  }
+
+ private:
+  struct Slot {
+    bool used = false;
+    graphs::OpNumbers key;
+    OpCost cost;
+  };
+  // Over the fields that tell ops apart most often; equality checks them all.
+  static std::size_t hash(const graphs::OpNumbers& k) {
+    std::size_t h = 0;
+    boost::hash_combine(h, static_cast<int>(k.op_class) * 64 + static_cast<int>(k.phase) * 8 +
+                               static_cast<int>(k.precision));
+    boost::hash_combine(h, k.flops);
+    boost::hash_combine(h, k.bytes_read);
+    boost::hash_combine(h, k.bytes_written);
+    boost::hash_combine(h, k.gemm.m);
+    boost::hash_combine(h, k.gemm.n);
+    return h;
+  }
+  const Roofline& roofline_;
+  std::vector<Slot> slots_;
+};
+
 }  // namespace
 
 CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
@@ -63,6 +102,10 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
   const std::optional<Roofline> host_roofline =
       pl.host && pl.host != pl.accelerator ? std::optional<Roofline>(*pl.host) : std::nullopt;
   const Roofline& host = host_roofline ? *host_roofline : accel;
+  CostMemo accel_costs(accel, n);
+  std::optional<CostMemo> host_memo =
+      host_roofline ? std::optional<CostMemo>(std::in_place, host, n) : std::nullopt;
+  CostMemo& host_costs = host_memo ? *host_memo : accel_costs;
 
   ScheduleInput& in = st.input;
   in.graph = &net.graph;
@@ -108,8 +151,7 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
       }
       continue;
     }
-    const Roofline& r = on_host ? host : accel;
-    in.costs[id] = r.estimate(op);
+    in.costs[id] = (on_host ? host_costs : accel_costs).estimate(op);
     in.resources[id] = on_host ? Resource::kHost : Resource::kCompute;
     (on_host ? used_host : used_accel)[cls] = true;
     (on_host ? rate_host

@@ -60,9 +60,8 @@ std::vector<double> ImportContext::numbers(const ::onnx::NodeProto& node, int i,
   return *v.data;
 }
 
-std::vector<std::int64_t> ImportContext::ints(const ::onnx::NodeProto& node, int i,
-                                              const char* what) const {
-  std::vector<std::int64_t> out;
+IntList ImportContext::ints(const ::onnx::NodeProto& node, int i, const char* what) const {
+  IntList out;
   for (double x : numbers(node, i, what)) out.push_back(static_cast<std::int64_t>(x));
   return out;
 }
@@ -99,8 +98,8 @@ double ImportContext::attr_float(const ::onnx::NodeProto& node, const char* name
   return a ? a->f() : def;
 }
 
-std::vector<std::int64_t> ImportContext::attr_ints(const ::onnx::NodeProto& node, const char* name,
-                                                   std::vector<std::int64_t> def) const {
+IntList ImportContext::attr_ints(const ::onnx::NodeProto& node, const char* name,
+                                 IntList def) const {
   const auto* a = attr(node, name);
   if (!a) return def;
   return {a->ints().begin(), a->ints().end()};
@@ -238,8 +237,8 @@ int onnx_data_type(DType t) {
   return T::FLOAT;
 }
 
-std::vector<std::int64_t> strides_of(const Shape& s) {
-  std::vector<std::int64_t> st(s.size(), 1);
+IntList strides_of(const Shape& s) {
+  IntList st(s.size(), 1);
   for (std::size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
   return st;
 }
@@ -247,13 +246,13 @@ std::vector<std::int64_t> strides_of(const Shape& s) {
 std::vector<double> broadcast_apply(const std::vector<const Value*>& args, const Shape& out,
                                     const std::function<double(const std::vector<double>&)>& f) {
   const std::int64_t n = elements(out);
-  const std::vector<std::int64_t> out_strides = strides_of(out);
+  const IntList out_strides = strides_of(out);
   std::vector<double> result(static_cast<std::size_t>(n));
   std::vector<double> x(args.size());
   for (std::int64_t flat = 0; flat < n; ++flat) {
     for (std::size_t a = 0; a < args.size(); ++a) {
       const Shape& s = args[a]->info.shape;
-      const std::vector<std::int64_t> st = strides_of(s);
+      const IntList st = strides_of(s);
       std::int64_t index = 0;
       for (std::size_t i = 0; i < s.size(); ++i) {
         const std::size_t o = out.size() - s.size() + i;

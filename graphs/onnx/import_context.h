@@ -44,7 +44,7 @@ class ImportContext {
   bool has_input(const ::onnx::NodeProto& node, int i) const;
   // A constant input's elements as integers (shapes, axes, pads); UserError naming `what`
   // when the input depends on runtime data.
-  std::vector<std::int64_t> ints(const ::onnx::NodeProto& node, int i, const char* what) const;
+  IntList ints(const ::onnx::NodeProto& node, int i, const char* what) const;
   std::vector<double> numbers(const ::onnx::NodeProto& node, int i, const char* what) const;
   // True when every present input is a constant with known elements.
   bool all_known(const ::onnx::NodeProto& node) const;
@@ -53,8 +53,7 @@ class ImportContext {
   bool has_attr(const ::onnx::NodeProto& node, const char* name) const;
   std::int64_t attr_int(const ::onnx::NodeProto& node, const char* name, std::int64_t def) const;
   double attr_float(const ::onnx::NodeProto& node, const char* name, double def) const;
-  std::vector<std::int64_t> attr_ints(const ::onnx::NodeProto& node, const char* name,
-                                      std::vector<std::int64_t> def = {}) const;
+  IntList attr_ints(const ::onnx::NodeProto& node, const char* name, IntList def = {}) const;
   std::string attr_string(const ::onnx::NodeProto& node, const char* name,
                           const std::string& def) const;
   const ::onnx::AttributeProto* attr(const ::onnx::NodeProto& node, const char* name) const;
@@ -108,7 +107,7 @@ DType onnx_dtype(int data_type, const std::string& where);
 int onnx_data_type(DType t);
 
 // Row-major strides of a shape, and the numpy-broadcast evaluation of `f` over constants.
-std::vector<std::int64_t> strides_of(const Shape& s);
+IntList strides_of(const Shape& s);
 std::vector<double> broadcast_apply(const std::vector<const Value*>& args, const Shape& out,
                                     const std::function<double(const std::vector<double>&)>& f);
 

@@ -14,7 +14,7 @@ namespace {
 
 using Node = ::onnx::NodeProto;
 
-Value ints_value(const std::vector<std::int64_t>& v, Shape shape) {
+Value ints_value(const IntList& v, Shape shape) {
   Value out;
   out.info = TensorInfo{std::move(shape), DType::kI64};
   out.data = std::vector<double>(v.begin(), v.end());
@@ -53,12 +53,12 @@ void shape(ImportContext& ctx, const Node& node) {
   if (end < 0) end += rank;
   start = std::clamp<std::int64_t>(start, 0, rank);
   end = std::clamp<std::int64_t>(end, start, rank);
-  std::vector<std::int64_t> dims(s.begin() + start, s.begin() + end);
+  IntList dims(s.begin() + start, s.begin() + end);
   ctx.define(node.output(0), ints_value(dims, {end - start}));
 }
 
 void constant_of_shape(ImportContext& ctx, const Node& node) {
-  const std::vector<std::int64_t> dims = ctx.ints(node, 0, "shape");
+  const IntList dims = ctx.ints(node, 0, "shape");
   Value v;
   double fill = 0;
   v.info.dtype = DType::kF32;

@@ -12,7 +12,7 @@
 namespace amdahl::graphs::onnx {
 namespace {
 
-using Ints = std::vector<std::int64_t>;
+using Ints = IntList;
 using Node = ::onnx::NodeProto;
 
 std::int64_t norm_axis(ImportContext& ctx, const Node& node, std::int64_t axis, std::size_t rank) {

@@ -13,7 +13,7 @@
 namespace amdahl::graphs::onnx {
 namespace {
 
-using Ints = std::vector<std::int64_t>;
+using Ints = IntList;
 
 // Spatial padding for a 2-D window op: the kind's `padding` (+ padding_mode), with an
 // explicit pad layer in front when the ONNX pads are asymmetric. Returns the value name the

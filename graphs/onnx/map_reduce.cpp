@@ -15,7 +15,7 @@ namespace amdahl::graphs::onnx {
 namespace {
 
 using Node = ::onnx::NodeProto;
-using Ints = std::vector<std::int64_t>;
+using Ints = IntList;
 
 void reduce(ImportContext& ctx, const Node& node, const std::string& kind, double init,
             const std::function<double(double, double)>& combine, bool mean) {

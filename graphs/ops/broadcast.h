@@ -33,8 +33,7 @@ inline Shape broadcast_shapes(const Layer& layer, const std::vector<Shape>& shap
 
 // Input dims an axis list refers to, with negative axes counted from the end (ONNX).
 // Throws UserError for an axis outside [-rank, rank).
-inline std::vector<std::size_t> normalize_axes(const Layer& layer,
-                                               const std::vector<std::int64_t>& axes,
+inline std::vector<std::size_t> normalize_axes(const Layer& layer, const IntList& axes,
                                                std::size_t rank) {
   std::vector<std::size_t> out;
   for (std::int64_t a : axes) {

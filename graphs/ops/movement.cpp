@@ -20,10 +20,10 @@ std::vector<TensorInfo> slice_infer(const Layer& layer, const std::vector<Tensor
   Shape out = in.front().shape;
   const auto starts = layer.get_int_list("starts");
   const auto ends = layer.get_int_list("ends");
-  const auto axes = layer.has("axes") ? layer.get_int_list("axes") : std::vector<std::int64_t>{};
-  const auto steps = layer.has("steps") ? layer.get_int_list("steps") : std::vector<std::int64_t>{};
+  const IntList axes = layer.has("axes") ? layer.get_int_list("axes") : IntList{};
+  const IntList steps = layer.has("steps") ? layer.get_int_list("steps") : IntList{};
   check(starts.size() == ends.size(), layer, "starts and ends must have the same length");
-  std::vector<std::int64_t> axis_list = axes;
+  IntList axis_list = axes;
   if (axis_list.empty())
     for (std::size_t i = 0; i < starts.size(); ++i)
       axis_list.push_back(static_cast<std::int64_t>(i));

@@ -87,18 +87,18 @@ TEST_CASE("layer norm normalizes the trailing dims with a gain and bias", "[grap
 
 TEST_CASE("reshape infers -1, copies 0 and is a view", "[graphs][shape]") {
   const auto net = lower(one_layer("reshape", {{"x", TensorInfo{{2, 128, 768}, DType::kF32}}},
-                                   {{"shape", std::vector<std::int64_t>{0, -1, 12, 64}}}),
+                                   {{"shape", IntList{0, -1, 12, 64}}}),
                          {.mode = Mode::kInfer});
   CHECK(net.graph.size() == 1);  // only the input copy
   CHECK_THROWS_WITH(lower(one_layer("reshape", {{"x", TensorInfo{{2, 10}, DType::kF32}}},
-                                    {{"shape", std::vector<std::int64_t>{3, -1}}}),
+                                    {{"shape", IntList{3, -1}}}),
                           {.mode = Mode::kInfer}),
                     Catch::Contains("layer 'l' (reshape)") && Catch::Contains("cannot infer -1"));
 }
 
 TEST_CASE("transpose and concat move every byte once", "[graphs][shape]") {
   const auto t = lower(one_layer("transpose", {{"x", TensorInfo{{2, 3, 4}, DType::kF32}}},
-                                 {{"perm", std::vector<std::int64_t>{0, 2, 1}}}),
+                                 {{"perm", IntList{0, 2, 1}}}),
                        {.mode = Mode::kInfer});
   CHECK(t.graph.op(1).output_shape == Shape{2, 4, 3});
   CHECK(t.graph.op(1).bytes() == Approx(2 * 4.0 * 24));

@@ -46,10 +46,9 @@ const Operator* find(const LoweredNetwork& net, const std::string& name) {
 
 TEST_CASE("conv2d forward FLOPs and bytes equal the direct-convolution formula", "[graphs][conv]") {
   // N=2, C=3, H=W=8, K=4, R=S=3, stride 1, pad 1 -> P=Q=8.
-  const auto net = conv_net({{"out_channels", std::int64_t{4}},
-                             {"kernel", std::vector<std::int64_t>{3}},
-                             {"padding", std::vector<std::int64_t>{1}}},
-                            {2, 3, 8, 8}, Mode::kInfer);
+  const auto net =
+      conv_net({{"out_channels", std::int64_t{4}}, {"kernel", IntList{3}}, {"padding", IntList{1}}},
+               {2, 3, 8, 8}, Mode::kInfer);
   const Operator* fwd = find(net, "c.fwd");
   REQUIRE(fwd);
   const double n = 2, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, p = 8, q = 8;
@@ -71,27 +70,25 @@ TEST_CASE("conv2d output size follows stride, padding, dilation and TF SAME/VALI
   };
   // floor((224 + 2*3 - 7) / 2) + 1 = 112
   CHECK(out({{"out_channels", std::int64_t{64}},
-             {"kernel", std::vector<std::int64_t>{7}},
-             {"stride", std::vector<std::int64_t>{2}},
-             {"padding", std::vector<std::int64_t>{3}}},
+             {"kernel", IntList{7}},
+             {"stride", IntList{2}},
+             {"padding", IntList{3}}},
             {1, 3, 224, 224}) == Shape{1, 64, 112, 112});
   // SAME: ceil(224 / 4) = 56 (Fathom AlexNet conv1)
   CHECK(out({{"out_channels", std::int64_t{64}},
-             {"kernel", std::vector<std::int64_t>{11}},
-             {"stride", std::vector<std::int64_t>{4}},
+             {"kernel", IntList{11}},
+             {"stride", IntList{4}},
              {"padding_mode", std::string("same")}},
             {1, 3, 224, 224}) == Shape{1, 64, 56, 56});
   // dilation 2 makes a 3x3 kernel span 5: (10 - 5) / 1 + 1 = 6
-  CHECK(out({{"out_channels", std::int64_t{1}},
-             {"kernel", std::vector<std::int64_t>{3}},
-             {"dilation", std::vector<std::int64_t>{2}}},
+  CHECK(out({{"out_channels", std::int64_t{1}}, {"kernel", IntList{3}}, {"dilation", IntList{2}}},
             {1, 1, 10, 10}) == Shape{1, 1, 6, 6});
 }
 
 TEST_CASE("grouped convolution divides the MACs by the groups", "[graphs][conv]") {
   const auto net = conv_net({{"out_channels", std::int64_t{32}},
-                             {"kernel", std::vector<std::int64_t>{3}},
-                             {"padding", std::vector<std::int64_t>{1}},
+                             {"kernel", IntList{3}},
+                             {"padding", IntList{1}},
                              {"groups", std::int64_t{32}},
                              {"bias", false}},
                             {1, 32, 16, 16}, Mode::kInfer);
@@ -103,8 +100,8 @@ TEST_CASE("conv2d backward is twice the forward FLOPs (data + weight gradients)"
           "[graphs][conv]") {
   // The conv is the first layer, so no data gradient is emitted; a second conv has one.
   const ParamMap p{{"out_channels", std::int64_t{4}},
-                   {"kernel", std::vector<std::int64_t>{3}},
-                   {"padding", std::vector<std::int64_t>{1}},
+                   {"kernel", IntList{3}},
+                   {"padding", IntList{1}},
                    {"bias", false}};
   const auto lowered = two_convs({2, 3, 8, 8}, p, p);
   const Operator* fwd = find(lowered, "c2.fwd");
@@ -122,12 +119,12 @@ TEST_CASE("a 1x1 stride-2 convolution reads a quarter of its input, its data gra
   // touch rows and columns 0, 2, 4, 6 (graphs/conv_traffic.h: min(8, 4 x 1) = 4 of 8).
   const auto lowered = two_convs({2, 8, 8, 8},
                                  {{"out_channels", std::int64_t{8}},
-                                  {"kernel", std::vector<std::int64_t>{3}},
-                                  {"padding", std::vector<std::int64_t>{1}},
+                                  {"kernel", IntList{3}},
+                                  {"padding", IntList{1}},
                                   {"bias", false}},
                                  {{"out_channels", std::int64_t{16}},
-                                  {"kernel", std::vector<std::int64_t>{1}},
-                                  {"stride", std::vector<std::int64_t>{2}},
+                                  {"kernel", IntList{1}},
+                                  {"stride", IntList{2}},
                                   {"bias", false}});
   const Operator* fwd = find(lowered, "c2.fwd");
   const Operator* dx = find(lowered, "c2.bwd_data");

@@ -52,9 +52,8 @@ TEST_CASE("unary ops count their per-element FLOPs", "[graphs][unary]") {
 
 TEST_CASE("binary ops broadcast and count a trainable constant as a weight", "[graphs][binary]") {
   // x [8, 16] * scale [16] (learned): 1 FLOP per output element.
-  const BoundNetwork net =
-      one_layer("mul", {{"constant_shape", std::vector<std::int64_t>{16}}, {"trainable", true}},
-                {TensorInfo{{8, 16}}}, true);
+  const BoundNetwork net = one_layer("mul", {{"constant_shape", IntList{16}}, {"trainable", true}},
+                                     {TensorInfo{{8, 16}}}, true);
   const LoweredNetwork lowered = lower(net, {.mode = Mode::kTrain});
   const auto ops = ops_of(lowered);
   CHECK(ops.at("l.fwd").output_shape == Shape{8, 16});
@@ -67,10 +66,10 @@ TEST_CASE("binary ops broadcast and count a trainable constant as a weight", "[g
 }
 
 TEST_CASE("reductions count one FLOP per input element", "[graphs][reduce]") {
-  const auto ops = ops_of(
-      lower(one_layer("reduce_mean", {{"axes", std::vector<std::int64_t>{-1}}, {"keepdims", false}},
-                      {TensorInfo{{8, 16, 32}}}),
-            {.mode = Mode::kInfer}));
+  const auto ops =
+      ops_of(lower(one_layer("reduce_mean", {{"axes", IntList{-1}}, {"keepdims", false}},
+                             {TensorInfo{{8, 16, 32}}}),
+                   {.mode = Mode::kInfer}));
   CHECK(ops.at("l.fwd").output_shape == Shape{8, 16});
   CHECK(ops.at("l.fwd").flops == Approx(8 * 16 * 32 + 8 * 16));  // sums, then a divide each
 }
@@ -78,18 +77,17 @@ TEST_CASE("reductions count one FLOP per input element", "[graphs][reduce]") {
 TEST_CASE("movement ops copy their output and follow ONNX shape rules", "[graphs][movement]") {
   // Slice [0:10:2] of dim 1 and the last 3 of dim 2 of [4, 12, 8] -> [4, 5, 3].
   const auto ops = ops_of(lower(one_layer("slice",
-                                          {{"starts", std::vector<std::int64_t>{0, -3}},
-                                           {"ends", std::vector<std::int64_t>{10, INT64_MAX}},
-                                           {"axes", std::vector<std::int64_t>{1, 2}},
-                                           {"steps", std::vector<std::int64_t>{2, 1}}},
+                                          {{"starts", IntList{0, -3}},
+                                           {"ends", IntList{10, INT64_MAX}},
+                                           {"axes", IntList{1, 2}},
+                                           {"steps", IntList{2, 1}}},
                                           {TensorInfo{{4, 12, 8}}}),
                                 {.mode = Mode::kInfer}));
   CHECK(ops.at("l.fwd").output_shape == Shape{4, 5, 3});
   CHECK(ops.at("l.fwd").flops == 0);
   CHECK(ops.at("l.fwd").bytes_written == Approx(4.0 * 4 * 5 * 3));
-  const auto pad =
-      ops_of(lower(one_layer("pad", {{"pads", std::vector<std::int64_t>{0, 0, 1, 1, 0, 0, 1, 2}}},
-                             {TensorInfo{{1, 3, 8, 8}}}),
-                   {.mode = Mode::kInfer}));
+  const auto pad = ops_of(lower(
+      one_layer("pad", {{"pads", IntList{0, 0, 1, 1, 0, 0, 1, 2}}}, {TensorInfo{{1, 3, 8, 8}}}),
+      {.mode = Mode::kInfer}));
   CHECK(pad.at("l.fwd").output_shape == Shape{1, 3, 10, 11});
 }

@@ -47,8 +47,7 @@ struct ModelBuilder {
         dim->set_dim_param(d);
     }
   }
-  void initializer(const std::string& name, const std::vector<std::int64_t>& dims,
-                   const std::vector<std::int64_t>& ints = {}) {
+  void initializer(const std::string& name, const IntList& dims, const IntList& ints = {}) {
     auto* t = g->add_initializer();
     t->set_name(name);
     for (auto d : dims) t->add_dims(d);
@@ -80,7 +79,7 @@ struct ModelBuilder {
   }
 };
 
-void set_ints(::onnx::NodeProto* n, const char* name, const std::vector<std::int64_t>& v) {
+void set_ints(::onnx::NodeProto* n, const char* name, const IntList& v) {
   auto* a = n->add_attribute();
   a->set_name(name);
   a->set_type(::onnx::AttributeProto::INTS);
@@ -128,7 +127,7 @@ TEST_CASE("symbolic dims are bound and a shape subgraph folds to a constant", "[
   CHECK(net.layers[0].kind == "linear");
   CHECK(net.layers[0].get_bool("bias"));
   CHECK(net.layers[1].kind == "reshape");
-  CHECK(net.layers[1].get_int_list("shape") == std::vector<std::int64_t>{8, 320});
+  CHECK(net.layers[1].get_int_list("shape") == IntList{8, 320});
   CHECK(net.layers[3].kind == "softmax_cross_entropy");
   const LoweredNetwork lowered = lower(net, {.mode = Mode::kTrain});
   CHECK(lowered.parameters == 64 * 32 + 32);
