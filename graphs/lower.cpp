@@ -43,11 +43,10 @@ using Deps = boost::container::small_vector<Dep, 4>;
 struct LayerRecord {
   const Layer* layer = nullptr;
   const LayerKind* kind = nullptr;
-  std::vector<std::string> input_names;
-  boost::container::small_vector<std::size_t, 2> input_tensors;  // positions in Lowerer::tensors_
+  // Its inputs and outputs: positions in Lowerer::tensors_, which holds their shapes (a
+  // record keeps no copies: a large network has one record per layer until its backward).
+  boost::container::small_vector<std::size_t, 2> input_tensors;
   boost::container::small_vector<std::size_t, 1> output_tensors;
-  std::vector<TensorInfo> inputs;
-  std::vector<TensorInfo> outputs;
   std::vector<Weight> weights;
   OpId last_forward = kNoOp;
   std::vector<OpId> weight_grad;  // per weight
@@ -283,18 +282,18 @@ class Lowerer {
   void forward(const Layer& layer, bool autocast = true) {
     const LayerKind& kind = layer_registry().get(layer.kind);
     if (kind.is_loss && !training_) return;
-    LayerRecord rec{.layer = &layer, .kind = &kind, .input_names = layer.inputs};
-    if (rec.input_names.empty()) {
+    LayerRecord rec{.layer = &layer, .kind = &kind};
+    std::vector<std::string> input_names = layer.inputs;
+    if (input_names.empty()) {
       if (!previous_.empty())
-        rec.input_names.push_back(previous_);
+        input_names.push_back(previous_);
       else if (!net_.inputs.empty())
-        rec.input_names.push_back(net_.inputs.front().name);
+        input_names.push_back(net_.inputs.front().name);
     }
-    check_not_overwritten(layer, rec.input_names);
+    check_not_overwritten(layer, input_names);
     std::optional<DType> run_dtype;
-    if (autocast && mixed())
-      run_dtype = apply_autocast(layer, kind, rec.input_names, rec.weights_cast);
-    const int n = static_cast<int>(rec.input_names.size());
+    if (autocast && mixed()) run_dtype = apply_autocast(layer, kind, input_names, rec.weights_cast);
+    const int n = static_cast<int>(input_names.size());
     if (n < kind.min_inputs || (kind.max_inputs >= 0 && n > kind.max_inputs)) {
       const std::string expected = kind.max_inputs < 0 ? fmt::format("at least {}", kind.min_inputs)
                                    : kind.min_inputs == kind.max_inputs
@@ -314,7 +313,9 @@ class Lowerer {
       else
         plan_rec.synthesized = &layer;
     }
-    for (const auto& name : rec.input_names) {
+    std::vector<TensorInfo> inputs;
+    inputs.reserve(input_names.size());
+    for (const auto& name : input_names) {
       const auto found = find_tensor(name);
       if (!found) {
         bool later = false;
@@ -329,16 +330,16 @@ class Lowerer {
       }
       const TensorState& t = tensors_[*found];
       rec.input_tensors.push_back(*found);
-      rec.inputs.push_back(t.info);
+      inputs.push_back(t.info);
       any_grad = any_grad || t.requires_grad;
       deps.push_back({t.producer, t.info.bytes(), BytesSource::tensor(t.slot)});
       if (plan_) plan_rec.input_slots.push_back(t.slot);
     }
-    rec.outputs = kind.infer(layer, rec.inputs);
+    std::vector<TensorInfo> outputs = kind.infer(layer, inputs);
     if (run_dtype)
-      for (auto& t : rec.outputs)
+      for (auto& t : outputs)
         if (is_float(t.dtype)) t.dtype = *run_dtype;
-    if (kind.weights) rec.weights = kind.weights(layer, rec.inputs);
+    if (kind.weights) rec.weights = kind.weights(layer, inputs);
     plan_rec.counts_weights = micro_ == 0;
     plan_rec.first_weight = out_.weights.size();
     plan_rec.weight_count = rec.weights.size();
@@ -348,7 +349,7 @@ class Lowerer {
         out_.parameters += w.elements;
       }
     if (rec.weights_cast) emit_weight_casts(rec, half_dtype(), deps, plan_rec.weight_casts);
-    ForwardContext ctx(layer, rec.inputs, rec.outputs, options_.precision, training_);
+    ForwardContext ctx(layer, inputs, outputs, options_.precision, training_);
     ctx.emitted().reserve(2);  // most kinds emit one or two ops: no Operator moved on growth
     kind.forward(ctx);
     OpId last = deps.empty() ? kNoOp : deps.front().from;
@@ -367,13 +368,13 @@ class Lowerer {
     rec.last_forward = last;
     const bool requires_grad =
         training_ && kind.differentiable && (any_grad || !rec.weights.empty());
-    for (std::size_t i = 0; i < rec.outputs.size(); ++i) {
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
       std::string name = output_name(layer.name, i);
       if (find_tensor(name))
         throw UserError(
             fmt::format("{}: a tensor named '{}' already exists (layer names must be unique)",
                         layer.error_prefix(), name));
-      const std::size_t slot = define(std::move(name), rec.outputs[i], last, requires_grad).slot;
+      const std::size_t slot = define(std::move(name), outputs[i], last, requires_grad).slot;
       rec.output_tensors.push_back(tensors_.size() - 1);
       if (plan_) plan_rec.output_slots.push_back(slot);
     }
@@ -427,7 +428,7 @@ class Lowerer {
       for (std::size_t i = 0; i < rec.output_tensors.size(); ++i) {
         const OpId g = gradient_of(rec.output_tensors[i], rec);
         if (g != kNoOp) {
-          grad_sources.push_back({g, rec.outputs[i].bytes(),
+          grad_sources.push_back({g, tensors_[rec.output_tensors[i]].info.bytes(),
                                   BytesSource::tensor(tensors_[rec.output_tensors[i]].slot)});
           reached = true;
         }
@@ -442,7 +443,12 @@ class Lowerer {
       if (!any && rec.weights.empty()) continue;
       auto seeds = grad_sources;
       seeds.push_back({rec.last_forward, 0.0, BytesSource::zero()});  // saved activations
-      BackwardContext ctx(*rec.layer, rec.inputs, rec.outputs, needs, options_.precision);
+      backward_inputs_.clear();
+      for (const std::size_t t : rec.input_tensors) backward_inputs_.push_back(tensors_[t].info);
+      backward_outputs_.clear();
+      for (const std::size_t t : rec.output_tensors) backward_outputs_.push_back(tensors_[t].info);
+      BackwardContext ctx(*rec.layer, backward_inputs_, backward_outputs_, needs,
+                          options_.precision);
       ctx.emitted().reserve(4);
       rec.kind->backward(ctx);
       rec.weight_grad.assign(rec.weights.size(), kNoOp);
@@ -575,6 +581,7 @@ class Lowerer {
   std::deque<TensorState> tensors_;
   std::unordered_map<std::string_view, std::size_t> tensor_index_;  // name -> position
   std::vector<LayerRecord> records_;
+  std::vector<TensorInfo> backward_inputs_, backward_outputs_;  // the record's, per backward
   // Cast layers inserted by autocast, kept for every micro-batch (stable addresses; the plan
   // refers to them).
   std::deque<Layer> synthesized_;
