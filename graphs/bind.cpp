@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <set>
 
 #include "graphs/layer_kind.h"
 #include "graphs/network.h"
@@ -236,8 +235,11 @@ class Expander {
     auto rename = [&](const std::string& local) {
       return local == output ? name : prefix + "." + local;
     };
-    std::set<std::string> locals;
-    for (const auto& l : block->layers) locals.insert(l.name);
+    // A block's own layer names (a block has a few: a linear search, no set per instance).
+    const auto is_local = [&](const std::string& n) {
+      return std::any_of(block->layers.begin(), block->layers.end(),
+                         [&](const LayerDecl& l) { return l.name == n; });
+    };
     bool first = true;
     for (const LayerDecl& inner : block->layers) {
       std::vector<std::string> inner_inputs;
@@ -246,7 +248,7 @@ class Expander {
         const auto colon = ref.find(':');
         const std::string base = ref.substr(0, colon);
         const std::string rest = colon == std::string::npos ? "" : ref.substr(colon);
-        if (locals.count(base))
+        if (is_local(base))
           inner_inputs.push_back(rename(base) + rest);
         else if (const auto f = formals.find(base); f != formals.end())
           inner_inputs.push_back(f->second + rest);

@@ -363,7 +363,7 @@ class Lowerer {
         const double bytes = out_.graph.op(last).bytes_written;
         last = add(std::move(op), {{last, bytes, BytesSource::written(last)}});
       }
-      plan_rec.forward_ops.push_back(last);
+      if (plan_) plan_rec.forward_ops.push_back(last);
     }
     rec.last_forward = last;
     const bool requires_grad =
@@ -447,15 +447,15 @@ class Lowerer {
       for (const std::size_t t : rec.input_tensors) backward_inputs_.push_back(tensors_[t].info);
       backward_outputs_.clear();
       for (const std::size_t t : rec.output_tensors) backward_outputs_.push_back(tensors_[t].info);
-      BackwardContext ctx(*rec.layer, backward_inputs_, backward_outputs_, needs,
+      LoweringPlan::Record* plan_rec = plan_ ? &plan_->records[rec.plan_record] : nullptr;
+      if (plan_rec) plan_rec->needs = needs;
+      BackwardContext ctx(*rec.layer, backward_inputs_, backward_outputs_, std::move(needs),
                           options_.precision);
       ctx.emitted().reserve(4);
       rec.kind->backward(ctx);
       rec.weight_grad.assign(rec.weights.size(), kNoOp);
-      LoweringPlan::Record* plan_rec = plan_ ? &plan_->records[rec.plan_record] : nullptr;
       if (plan_rec) {
         plan_rec->has_backward = true;
-        plan_rec->needs = needs;
         plan_rec->passed = ctx.passed().size();
         step(LoweringPlan::Step::Kind::kBackward, rec.plan_record);
       }
