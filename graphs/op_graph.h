@@ -146,7 +146,12 @@ class OpGraph {
   bool depend(OpId from, OpId to, double bytes);
   // The bytes of the edge from -> to (InternalError when there is none).
   double& edge_bytes(OpId from, OpId to);
-  void reserve(std::size_t ops) { graph_ptr_->m_vertices.reserve(ops); }
+  // Room for `ops` ops and twice as many edges (most ops have one or two producers), so that
+  // a large graph is not copied as its vectors grow.
+  void reserve(std::size_t ops) {
+    graph_ptr_->m_vertices.reserve(ops);
+    graph_ptr_->m_edges.reserve(2 * ops);
+  }
 
   std::size_t size() const { return boost::num_vertices(*graph_ptr_); }
   std::size_t edge_count() const { return boost::num_edges(*graph_ptr_); }

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <boost/container_hash/hash.hpp>
+#include <cstdint>
 
 #include "graphs/layer_kind.h"
 #include "hw/units.h"
@@ -56,10 +56,14 @@ class CostMemo {
   CostMemo(const Roofline& roofline, std::size_t ops)
       : roofline_(roofline), slots_(std::bit_ceil(std::clamp<std::size_t>(ops / 8, 16, 4096))) {}
 
-  OpCost estimate(const graphs::Operator& op) {
+  const OpCost& estimate(const graphs::Operator& op) {
     const graphs::OpNumbers& key = op;
     Slot& s = slots_[hash(key) & (slots_.size() - 1)];
-    if (!s.used || !(s.key == key)) s = {true, key, roofline_.estimate(op)};
+    if (!s.used || !(s.key == key)) {
+      s.used = true;
+      s.key = key;
+      s.cost = roofline_.estimate(op);
+    }
     return s.cost;
   }
 
@@ -69,17 +73,19 @@ class CostMemo {
     graphs::OpNumbers key;
     OpCost cost;
   };
-  // Over the fields that tell ops apart most often; equality checks them all.
+  // Over the fields that tell ops apart most often (equality checks them all): FNV-1a over
+  // their 64-bit words, folded so that the table's low bits see the high ones.
   static std::size_t hash(const graphs::OpNumbers& k) {
-    std::size_t h = 0;
-    boost::hash_combine(h, static_cast<int>(k.op_class) * 64 + static_cast<int>(k.phase) * 8 +
-                               static_cast<int>(k.precision));
-    boost::hash_combine(h, k.flops);
-    boost::hash_combine(h, k.bytes_read);
-    boost::hash_combine(h, k.bytes_written);
-    boost::hash_combine(h, k.gemm.m);
-    boost::hash_combine(h, k.gemm.n);
-    return h;
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    const auto mix = [&h](std::uint64_t word) { h = (h ^ word) * 0x100000001b3ULL; };
+    mix(static_cast<std::uint64_t>(k.op_class) << 16 | static_cast<std::uint64_t>(k.phase) << 8 |
+        static_cast<std::uint64_t>(k.precision));
+    mix(std::bit_cast<std::uint64_t>(k.flops));
+    mix(std::bit_cast<std::uint64_t>(k.bytes_read));
+    mix(std::bit_cast<std::uint64_t>(k.bytes_written));
+    mix(static_cast<std::uint64_t>(k.gemm.m));
+    mix(static_cast<std::uint64_t>(k.gemm.n));
+    return static_cast<std::size_t>(h ^ (h >> 29) ^ (h >> 47));
   }
   const Roofline& roofline_;
   std::vector<Slot> slots_;
