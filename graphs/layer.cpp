@@ -27,8 +27,7 @@ std::int64_t Layer::get_int(std::string_view key) const {
 IntList Layer::get_int_list(std::string_view key) const {
   if (const ParamValue* value = param(key))
     if (const auto* v = std::get_if<std::int64_t>(value)) return {*v};
-  const auto& list = get<IntList>(*this, key, "a list of integers");
-  return IntList(list.begin(), list.end());
+  return get<IntList>(*this, key, "a list of integers");
 }
 
 IntList Layer::get_ints(std::string_view key, std::size_t n) const {

@@ -15,6 +15,7 @@ caller adds op_class, precision, FLOPs and bytes. Progress goes to stderr.
 """
 
 import argparse
+import statistics
 import sys
 import time
 
@@ -33,10 +34,7 @@ def median_time(call, reps, budget_s):
         times.append(time.perf_counter() - t)
         if len(times) >= 3 and time.perf_counter() - start > budget_s:
             break
-    times.sort()
-    mid = len(times) // 2
-    median = times[mid] if len(times) % 2 else 0.5 * (times[mid - 1] + times[mid])
-    return median, len(times)
+    return statistics.median(times), len(times)
 
 
 class Writer:

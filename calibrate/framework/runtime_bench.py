@@ -45,6 +45,7 @@ import argparse
 import inspect
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -118,10 +119,7 @@ class Timer:
             self.sync()
             if len(times) >= 3 and time.perf_counter() - start > self.budget_s:
                 break
-        times.sort()
-        mid = len(times) // 2
-        median = times[mid] if len(times) % 2 else 0.5 * (times[mid - 1] + times[mid])
-        return median, len(times)
+        return statistics.median(times), len(times)
 
 
 class Rows:

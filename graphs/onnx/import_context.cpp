@@ -249,10 +249,13 @@ std::vector<double> broadcast_apply(const std::vector<const Value*>& args, const
   const IntList out_strides = strides_of(out);
   std::vector<double> result(static_cast<std::size_t>(n));
   std::vector<double> x(args.size());
+  std::vector<IntList> arg_strides;
+  arg_strides.reserve(args.size());
+  for (const Value* v : args) arg_strides.push_back(strides_of(v->info.shape));
   for (std::int64_t flat = 0; flat < n; ++flat) {
     for (std::size_t a = 0; a < args.size(); ++a) {
       const Shape& s = args[a]->info.shape;
-      const IntList st = strides_of(s);
+      const IntList& st = arg_strides[a];
       std::int64_t index = 0;
       for (std::size_t i = 0; i < s.size(); ++i) {
         const std::size_t o = out.size() - s.size() + i;

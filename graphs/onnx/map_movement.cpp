@@ -12,7 +12,6 @@
 namespace amdahl::graphs::onnx {
 namespace {
 
-using Ints = IntList;
 using Node = ::onnx::NodeProto;
 
 std::int64_t norm_axis(ImportContext& ctx, const Node& node, std::int64_t axis, std::size_t rank) {
@@ -24,13 +23,13 @@ std::int64_t norm_axis(ImportContext& ctx, const Node& node, std::int64_t axis, 
 
 // A known constant mapped element-wise from the input: out[i] = in[index(i)].
 void fold_gather(ImportContext& ctx, const Node& node, const Value& in, const Shape& out,
-                 const std::function<std::int64_t(const Ints& coord)>& index, int output = 0) {
+                 const std::function<std::int64_t(const IntList& coord)>& index, int output = 0) {
   Value v;
   v.info = TensorInfo{out, in.info.dtype};
   const std::int64_t n = elements(out);
-  const Ints st = strides_of(out);
+  const IntList st = strides_of(out);
   std::vector<double> data(static_cast<std::size_t>(n));
-  Ints coord(out.size());
+  IntList coord(out.size());
   for (std::int64_t flat = 0; flat < n; ++flat) {
     for (std::size_t i = 0; i < out.size(); ++i) coord[i] = (flat / st[i]) % out[i];
     data[static_cast<std::size_t>(flat)] = (*in.data)[static_cast<std::size_t>(index(coord))];
@@ -39,8 +38,8 @@ void fold_gather(ImportContext& ctx, const Node& node, const Value& in, const Sh
   ctx.define(node.output(output), std::move(v));
 }
 
-std::int64_t flat_index(const Ints& coord, const Shape& shape) {
-  const Ints st = strides_of(shape);
+std::int64_t flat_index(const IntList& coord, const Shape& shape) {
+  const IntList st = strides_of(shape);
   std::int64_t k = 0;
   for (std::size_t i = 0; i < coord.size(); ++i) k += coord[i] * st[i];
   return k;
@@ -61,7 +60,7 @@ void view(ImportContext& ctx, const Node& node, const Shape& shape) {
 
 void reshape(ImportContext& ctx, const Node& node) {
   const Value& x = ctx.input(node, 0);
-  Ints shape = ctx.ints(node, 1, "shape");
+  IntList shape = ctx.ints(node, 1, "shape");
   const bool allow_zero = ctx.attr_int(node, "allowzero", 0) != 0;
   std::int64_t known = 1;
   int inferred = -1;
@@ -102,14 +101,14 @@ void flatten(ImportContext& ctx, const Node& node) {
   view(ctx, node, {outer, x.info.elements() / std::max<std::int64_t>(outer, 1)});
 }
 
-Ints axes_of(ImportContext& ctx, const Node& node, int input) {
+IntList axes_of(ImportContext& ctx, const Node& node, int input) {
   if (ctx.opset() >= 13 && ctx.has_input(node, input)) return ctx.ints(node, input, "axes");
   return ctx.attr_ints(node, "axes");
 }
 
 void squeeze(ImportContext& ctx, const Node& node) {
   const Shape& s = ctx.input(node, 0).info.shape;
-  const Ints axes = axes_of(ctx, node, 1);
+  const IntList axes = axes_of(ctx, node, 1);
   std::vector<bool> drop(s.size(), false);
   for (std::int64_t a : axes)
     drop[static_cast<std::size_t>(norm_axis(ctx, node, a, s.size()))] = true;
@@ -121,7 +120,7 @@ void squeeze(ImportContext& ctx, const Node& node) {
 
 void unsqueeze(ImportContext& ctx, const Node& node) {
   const Shape& s = ctx.input(node, 0).info.shape;
-  const Ints axes = axes_of(ctx, node, 1);
+  const IntList axes = axes_of(ctx, node, 1);
   const std::size_t rank = s.size() + axes.size();
   std::vector<bool> inserted(rank, false);
   for (std::int64_t a : axes)
@@ -134,15 +133,15 @@ void unsqueeze(ImportContext& ctx, const Node& node) {
 
 void transpose(ImportContext& ctx, const Node& node) {
   const Value& x = ctx.input(node, 0);
-  Ints perm = ctx.attr_ints(node, "perm");
+  IntList perm = ctx.attr_ints(node, "perm");
   if (perm.empty())
     for (std::size_t i = x.info.shape.size(); i-- > 0;)
       perm.push_back(static_cast<std::int64_t>(i));
   if (ctx.all_known(node)) {
     Shape out;
     for (std::int64_t p : perm) out.push_back(x.info.shape.at(static_cast<std::size_t>(p)));
-    return fold_gather(ctx, node, x, out, [&](const Ints& c) {
-      Ints in(c.size());
+    return fold_gather(ctx, node, x, out, [&](const IntList& c) {
+      IntList in(c.size());
       for (std::size_t i = 0; i < c.size(); ++i) in[static_cast<std::size_t>(perm[i])] = c[i];
       return flat_index(in, x.info.shape);
     });
@@ -184,7 +183,7 @@ void concat(ImportContext& ctx, const Node& node) {
 }
 
 struct SliceSpec {
-  Ints starts, ends, axes, steps;
+  IntList starts, ends, axes, steps;
 };
 
 void slice(ImportContext& ctx, const Node& node) {
@@ -210,7 +209,7 @@ void slice(ImportContext& ctx, const Node& node) {
   }
   // Known constant: evaluate (resolving starts the way the kind's shape rule does).
   const std::size_t rank = x.info.shape.size();
-  Ints start(rank, 0), step(rank, 1);
+  IntList start(rank, 0), step(rank, 1);
   Shape out = x.info.shape;
   for (std::size_t i = 0; i < s.starts.size(); ++i) {
     const auto a = static_cast<std::size_t>(
@@ -231,8 +230,8 @@ void slice(ImportContext& ctx, const Node& node) {
     start[a] = b;
     step[a] = st;
   }
-  fold_gather(ctx, node, x, out, [&](const Ints& c) {
-    Ints in(rank);
+  fold_gather(ctx, node, x, out, [&](const IntList& c) {
+    IntList in(rank);
     for (std::size_t i = 0; i < rank; ++i) in[i] = start[i] + c[i] * step[i];
     return flat_index(in, x.info.shape);
   });
@@ -249,12 +248,12 @@ void gather(ImportContext& ctx, const Node& node) {
     out.insert(out.end(), data.info.shape.begin() + axis + 1, data.info.shape.end());
     const std::size_t q = idx.info.shape.size();
     const auto a = static_cast<std::size_t>(axis);
-    return fold_gather(ctx, node, data, out, [&](const Ints& c) {
-      Ints ic(c.begin() + axis, c.begin() + axis + static_cast<std::ptrdiff_t>(q));
+    return fold_gather(ctx, node, data, out, [&](const IntList& c) {
+      IntList ic(c.begin() + axis, c.begin() + axis + static_cast<std::ptrdiff_t>(q));
       auto k = static_cast<std::int64_t>(
           (*idx.data)[static_cast<std::size_t>(flat_index(ic, idx.info.shape))]);
       if (k < 0) k += data.info.shape[a];
-      Ints in(c.begin(), c.begin() + axis);
+      IntList in(c.begin(), c.begin() + axis);
       in.push_back(k);
       in.insert(in.end(), c.begin() + axis + static_cast<std::ptrdiff_t>(q), c.end());
       return flat_index(in, data.info.shape);
@@ -282,8 +281,8 @@ void split(ImportContext& ctx, const Node& node) {
   const Value& x = ctx.input(node, 0);
   const std::int64_t axis =
       norm_axis(ctx, node, ctx.attr_int(node, "axis", 0), x.info.shape.size());
-  Ints sizes = ctx.opset() >= 13 && ctx.has_input(node, 1) ? ctx.ints(node, 1, "split")
-                                                           : ctx.attr_ints(node, "split");
+  IntList sizes = ctx.opset() >= 13 && ctx.has_input(node, 1) ? ctx.ints(node, 1, "split")
+                                                              : ctx.attr_ints(node, "split");
   if (sizes.empty()) {
     const std::int64_t dim = x.info.shape[static_cast<std::size_t>(axis)];
     const std::int64_t parts = node.output_size();
@@ -299,8 +298,8 @@ void split(ImportContext& ctx, const Node& node) {
       const std::int64_t o = offset;
       fold_gather(
           ctx, node, x, out,
-          [&](const Ints& c) {
-            Ints in = c;
+          [&](const IntList& c) {
+            IntList in = c;
             in[static_cast<std::size_t>(axis)] += o;
             return flat_index(in, x.info.shape);
           },
@@ -314,7 +313,7 @@ void split(ImportContext& ctx, const Node& node) {
 
 void expand(ImportContext& ctx, const Node& node) {
   const Value& x = ctx.input(node, 0);
-  const Ints shape = ctx.ints(node, 1, "shape");
+  const IntList shape = ctx.ints(node, 1, "shape");
   if (x.is_constant() && x.data) {
     std::size_t rank = std::max(shape.size(), x.info.shape.size());
     Shape out(rank, 1);
@@ -334,7 +333,7 @@ void expand(ImportContext& ctx, const Node& node) {
 }
 
 void pad(ImportContext& ctx, const Node& node) {
-  const Ints pads = ctx.opset() >= 11 ? ctx.ints(node, 1, "pads") : ctx.attr_ints(node, "pads");
+  const IntList pads = ctx.opset() >= 11 ? ctx.ints(node, 1, "pads") : ctx.attr_ints(node, "pads");
   ctx.emit(node, "pad", {{"pads", pads}}, {node.input(0)}, {node.output(0)});
 }
 

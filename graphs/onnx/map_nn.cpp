@@ -13,8 +13,6 @@
 namespace amdahl::graphs::onnx {
 namespace {
 
-using Ints = IntList;
-
 // Spatial padding for a 2-D window op: the kind's `padding` (+ padding_mode), with an
 // explicit pad layer in front when the ONNX pads are asymmetric. Returns the value name the
 // window op reads.
@@ -29,16 +27,16 @@ std::string window_padding(ImportContext& ctx, const ::onnx::NodeProto& node, st
     params["padding_mode"] = std::string("valid");
     return x;
   }
-  const Ints pads = ctx.attr_ints(node, "pads", {0, 0, 0, 0});
+  const IntList pads = ctx.attr_ints(node, "pads", {0, 0, 0, 0});
   if (pads.size() != 4) ctx.fail(node, fmt::format("expects 4 pads for 2-D (got {})", pads.size()));
   if (pads[0] == pads[2] && pads[1] == pads[3]) {
-    params["padding"] = Ints{pads[0], pads[1]};
+    params["padding"] = IntList{pads[0], pads[1]};
     return x;
   }
   const std::string padded = ctx.temp(node, "padded");
-  ctx.emit(node, "pad", {{"pads", Ints{0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]}}}, {x},
+  ctx.emit(node, "pad", {{"pads", IntList{0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]}}}, {x},
            {padded}, "pad");
-  params["padding"] = Ints{0, 0};
+  params["padding"] = IntList{0, 0};
   return padded;
 }
 
@@ -54,7 +52,7 @@ void conv(ImportContext& ctx, const ::onnx::NodeProto& node) {
   require_2d(ctx, node, x);
   if (w.info.shape.size() != 4) ctx.fail(node, "expects a rank-4 weight [K, C/g, R, S]");
   Params p{{"out_channels", w.info.shape[0]},
-           {"kernel", Ints{w.info.shape[2], w.info.shape[3]}},
+           {"kernel", IntList{w.info.shape[2], w.info.shape[3]}},
            {"stride", ctx.attr_ints(node, "strides", {1, 1})},
            {"dilation", ctx.attr_ints(node, "dilations", {1, 1})},
            {"groups", ctx.attr_int(node, "group", 1)},
@@ -78,19 +76,19 @@ void conv_transpose(ImportContext& ctx, const ::onnx::NodeProto& node) {
                                auto_pad));
   if (ctx.has_attr(node, "output_shape"))
     ctx.fail(node, "the output_shape attribute is not supported (give pads and output_padding)");
-  const Ints pads =
-      auto_pad == "VALID" ? Ints{0, 0, 0, 0} : ctx.attr_ints(node, "pads", {0, 0, 0, 0});
+  const IntList pads =
+      auto_pad == "VALID" ? IntList{0, 0, 0, 0} : ctx.attr_ints(node, "pads", {0, 0, 0, 0});
   if (pads.size() != 4) ctx.fail(node, fmt::format("expects 4 pads for 2-D (got {})", pads.size()));
   if (pads[0] != pads[2] || pads[1] != pads[3])
     ctx.fail(node, fmt::format("asymmetric pads {} are not supported", shape_str(pads)));
-  const Ints kernel = ctx.attr_ints(node, "kernel_shape", {w.info.shape[2], w.info.shape[3]});
-  if (kernel != Ints{w.info.shape[2], w.info.shape[3]})
+  const IntList kernel = ctx.attr_ints(node, "kernel_shape", {w.info.shape[2], w.info.shape[3]});
+  if (kernel != IntList{w.info.shape[2], w.info.shape[3]})
     ctx.fail(node, fmt::format("kernel_shape {} does not match the weight {}", shape_str(kernel),
                                shape_str(w.info.shape)));
   Params p{{"out_channels", w.info.shape[1] * groups},
            {"kernel", kernel},
            {"stride", ctx.attr_ints(node, "strides", {1, 1})},
-           {"padding", Ints{pads[0], pads[1]}},
+           {"padding", IntList{pads[0], pads[1]}},
            {"output_padding", ctx.attr_ints(node, "output_padding", {0, 0})},
            {"dilation", ctx.attr_ints(node, "dilations", {1, 1})},
            {"groups", groups},
@@ -154,7 +152,7 @@ void gemm(ImportContext& ctx, const ::onnx::NodeProto& node) {
   std::string a = node.input(0);
   if (trans_a) {
     const std::string t = ctx.temp(node, "a_t");
-    ctx.emit(node, "transpose", {{"perm", Ints{1, 0}}}, {a}, {t}, "transpose_a");
+    ctx.emit(node, "transpose", {{"perm", IntList{1, 0}}}, {a}, {t}, "transpose_a");
     a = t;
   }
   if (b.is_constant()) {

@@ -15,14 +15,13 @@ namespace amdahl::graphs::onnx {
 namespace {
 
 using Node = ::onnx::NodeProto;
-using Ints = IntList;
 
 void reduce(ImportContext& ctx, const Node& node, const std::string& kind, double init,
             const std::function<double(double, double)>& combine, bool mean) {
   const Value& x = ctx.input(node, 0);
   const bool axes_input = node.op_type() == "ReduceSum" && ctx.opset() >= 13;
-  const Ints axes = axes_input && ctx.has_input(node, 1) ? ctx.ints(node, 1, "axes")
-                                                         : ctx.attr_ints(node, "axes");
+  const IntList axes = axes_input && ctx.has_input(node, 1) ? ctx.ints(node, 1, "axes")
+                                                            : ctx.attr_ints(node, "axes");
   const bool keep = ctx.attr_int(node, "keepdims", 1) != 0;
   if (axes.empty() && ctx.attr_int(node, "noop_with_empty_axes", 0) != 0) {
     ctx.define(node.output(0), x);
@@ -36,7 +35,7 @@ void reduce(ImportContext& ctx, const Node& node, const std::string& kind, doubl
     Shape kept;
     for (std::size_t i = 0; i < rank; ++i) kept.push_back(reduced[i] ? 1 : x.info.shape[i]);
     std::vector<double> acc(static_cast<std::size_t>(elements(kept)), init);
-    const Ints st = strides_of(x.info.shape), kst = strides_of(kept);
+    const IntList st = strides_of(x.info.shape), kst = strides_of(kept);
     for (std::int64_t flat = 0; flat < x.info.elements(); ++flat) {
       std::int64_t k = 0;
       for (std::size_t i = 0; i < rank; ++i)
