@@ -97,7 +97,7 @@ graphs::LoweringOptions lowering_options(const WorkloadOptions& o, const hw::Sys
   graphs::LoweringOptions lo;
   lo.mode = o.mode == "train" ? graphs::Mode::kTrain : graphs::Mode::kInfer;
   lo.precision = *parse_precision(o.precision);
-  lo.fused_optimizer = system.runtime.optimizer == hw::OptimizerMode::kFused;
+  lo.fused_optimizer = system.runtime.optimizer.impl != hw::OptimizerImpl::kLoop;
   lo.accumulation_steps = o.accumulate;
   return lo;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "util/error.h"
 
 namespace amdahl::graphs {
@@ -34,6 +36,10 @@ bool OpGraph::depend(OpId from, OpId to, double bytes) {
 }
 
 double& OpGraph::edge_bytes(OpId from, OpId to) {
+  return const_cast<double&>(std::as_const(*this).edge_bytes(from, to));
+}
+
+const double& OpGraph::edge_bytes(OpId from, OpId to) const {
   const auto e = find_edge(from, to);
   if (!e) throw InternalError(fmt::format("no edge {} -> {}", from, to));
   return (*graph_ptr_)[*e].bytes;

@@ -146,6 +146,7 @@ class OpGraph {
   bool depend(OpId from, OpId to, double bytes);
   // The bytes of the edge from -> to (InternalError when there is none).
   double& edge_bytes(OpId from, OpId to);
+  const double& edge_bytes(OpId from, OpId to) const;
   // Room for `ops` ops and twice as many edges (most ops have one or two producers), so that
   // a large graph is not copied as its vectors grow.
   void reserve(std::size_t ops) {

@@ -33,6 +33,67 @@ std::string_view compute_unit_name(ComputeUnit u) {
   return "?";
 }
 
+const std::vector<EngineCostSpec>& engine_cost_specs() {
+  static const std::vector<EngineCostSpec> kSpecs{
+      {EngineCost::kBackwardNode, "backward_node",
+       "autograd engine, per backward node (a layer's backward ops)", "0"},
+      {EngineCost::kAccumulateGrad, "accumulate_grad",
+       "per parameter tensor whose gradient the backward pass produces", "0"},
+      {EngineCost::kZeroGradPerParam, "zero_grad_per_param",
+       "optimizer.zero_grad(), per parameter tensor, at the start of a training step", "0"},
+      {EngineCost::kAutocastCast, "autocast_cast", "one cast op inserted by autocast",
+       "the data_movement class's host time"},
+      {EngineCost::kGraphReplay, "graph_replay", "launching the captured graph, per step",
+       "dispatch_per_op"},
+  };
+  return kSpecs;
+}
+
+std::string_view optimizer_impl_name(OptimizerImpl i) {
+  switch (i) {
+    case OptimizerImpl::kLoop:
+      return "loop";
+    case OptimizerImpl::kForeach:
+      return "foreach";
+    case OptimizerImpl::kFused:
+      return "fused";
+  }
+  return "?";
+}
+
+double RuntimeSpec::op_host_s(OpClass c, bool backward) const {
+  const auto& o = ops[static_cast<std::size_t>(c)];
+  if (!o) return dispatch_per_op_s;
+  return backward ? o->backward_s : o->host_s;
+}
+
+int RuntimeSpec::op_kernels(OpClass c) const {
+  const auto& o = ops[static_cast<std::size_t>(c)];
+  return o ? o->kernels : 1;
+}
+
+double RuntimeSpec::cost(EngineCost c) const {
+  if (const auto& v = engine[static_cast<std::size_t>(c)]) return *v;
+  switch (c) {
+    case EngineCost::kAutocastCast:
+      return op_host_s(OpClass::kDataMovement, false);
+    case EngineCost::kGraphReplay:
+      return dispatch_per_op_s;
+    default:
+      return 0;
+  }
+}
+
+double RuntimeSpec::optimizer_step_s() const {
+  if (optimizer.step_s) return *optimizer.step_s;
+  return optimizer.impl == OptimizerImpl::kLoop ? 0 : dispatch_per_op_s;
+}
+
+double RuntimeSpec::optimizer_per_param_s() const {
+  if (optimizer.per_param_s) return *optimizer.per_param_s;
+  return optimizer.impl == OptimizerImpl::kLoop ? dispatch_per_op_s : 0;
+}
+
 std::optional<PeakRate> DeviceSpec::peak_for(Precision p) const {
   if (auto it = peak.find(p); it != peak.end()) return it->second;
   if (p == Precision::kTf32) return peak_for(Precision::kFp32);

@@ -9,6 +9,7 @@
 
 #include "hw/class_efficiency.h"
 #include "hw/efficiency_key.h"
+#include "util/op_class.h"
 #include "util/precision.h"
 
 namespace amdahl::hw {
@@ -81,18 +82,82 @@ struct LinkSpec {
 };
 
 enum class SyncPoint { kEndOfStep, kAfterLoss, kNone };
-enum class OptimizerMode { kPerTensor, kFused };
 
+// The framework's host runtime (docs/architecture.md "Host runtime"): what the host thread
+// spends issuing each op, beyond the device's own time for it.
+
+// One op class's framework call: host time of one forward call and of one backward op (the
+// call's argument checks, dispatch, library descriptor and heuristic work, allocations and
+// launches), and the kernels one call launches (each beyond the first adds the device's launch
+// latency to the op's device time).
+struct OpHostCost {
+  double host_s = 0;
+  double backward_s = 0;
+  int kernels = 1;
+  std::string source;
+};
+
+// Host costs outside the operators, one per key of the runtime's `engine` map.
+enum class EngineCost {
+  kBackwardNode,      // autograd engine, per layer's backward node
+  kAccumulateGrad,    // per parameter tensor whose gradient the backward pass produces
+  kZeroGradPerParam,  // optimizer.zero_grad(), per parameter tensor, at the step's start
+  kAutocastCast,      // one cast op inserted by autocast (instead of its class's host cost)
+  kGraphReplay,       // launching a captured graph, per step (graph_capture)
+};
+inline constexpr int kEngineCostCount = 5;
+struct EngineCostSpec {
+  EngineCost cost;
+  std::string_view key;
+  std::string_view description;
+  std::string_view fallback;  // what is used when the file does not give it
+};
+// The table the schema, loader and `describe hw` read.
+const std::vector<EngineCostSpec>& engine_cost_specs();
+
+// How the optimizer's update runs: one call per parameter tensor (PyTorch's for-loop
+// implementation, TensorFlow's per-variable ApplyMomentum), multi-tensor calls over all of them
+// (`foreach`, PyTorch's default on CUDA), or one fused kernel per chunk (`fused=True`).
+enum class OptimizerImpl { kLoop, kForeach, kFused };
+std::string_view optimizer_impl_name(OptimizerImpl i);
+struct OptimizerRuntime {
+  OptimizerImpl impl = OptimizerImpl::kLoop;
+  std::optional<double> step_s;       // host per optimizer.step() call
+  std::optional<double> per_param_s;  // host per parameter tensor (loop: its update call)
+  int kernels = 1;  // per update op (loop: per tensor; foreach and fused: per step)
+  std::string source;
+};
+
+// Values absent from the file resolve through the accessors (the fallbacks they name), so a
+// what-if that changes dispatch_per_op changes everything that falls back on it.
 struct RuntimeSpec {
   std::string name;
-  double dispatch_per_op_s = 0;  // host time to issue one op
-  double sync_latency_s = 0;     // host<->device round trip at a synchronization point
+  double dispatch_per_op_s = 0;  // host time of an op whose class has no `ops` entry
+  std::vector<std::optional<OpHostCost>> ops =
+      std::vector<std::optional<OpHostCost>>(kOpClassCount);  // by OpClass
+  std::vector<std::optional<double>> engine =
+      std::vector<std::optional<double>>(kEngineCostCount);  // by EngineCost
+  std::vector<std::string> engine_sources = std::vector<std::string>(kEngineCostCount);
+  OptimizerRuntime optimizer;
+  double sync_latency_s = 0;  // host<->device round trip at a synchronization point
   SyncPoint sync = SyncPoint::kEndOfStep;
-  OptimizerMode optimizer = OptimizerMode::kPerTensor;
-  bool graph_capture = false;
+  bool graph_capture = false;  // the step replayed from a captured graph
+  bool compile = false;        // elementwise chains fused into one kernel each
   bool pinned_inputs = true;
   bool calibrated = false;
   std::vector<std::string> assumptions;
+
+  // Host time of one op of class `c` (a backward op when `backward`): its `ops` entry, else
+  // dispatch_per_op.
+  double op_host_s(OpClass c, bool backward) const;
+  int op_kernels(OpClass c) const;
+  bool op_given(OpClass c) const { return ops[static_cast<std::size_t>(c)].has_value(); }
+  // The engine cost, or its fallback (engine_cost_specs).
+  double cost(EngineCost c) const;
+  bool cost_given(EngineCost c) const { return engine[static_cast<std::size_t>(c)].has_value(); }
+  // optimizer.step / per_param, or their fallbacks (0 or dispatch_per_op by implementation).
+  double optimizer_step_s() const;
+  double optimizer_per_param_s() const;
 };
 
 struct SystemSpec {

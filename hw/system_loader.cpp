@@ -165,13 +165,42 @@ RuntimeSpec to_runtime(const Record& r) {
   RuntimeSpec rt;
   rt.name = r.text("name");
   rt.dispatch_per_op_s = r.number("dispatch_per_op");
+  if (r.has("ops"))
+    for (const Record& o : r.list("ops")) {
+      OpHostCost c;
+      c.host_s = o.number("host");
+      c.backward_s = o.has("backward") ? o.number("backward") : c.host_s;
+      c.kernels = static_cast<int>(o.integer("kernels"));
+      c.source = o.text("source");
+      rt.ops[static_cast<std::size_t>(*parse_op_class(o.name()))] = std::move(c);
+    }
+  if (r.has("engine"))
+    for (const EngineCostSpec& e : engine_cost_specs()) {
+      const Record& engine = r.map("engine");
+      if (!engine.has(std::string(e.key))) continue;
+      const Record& c = engine.map(std::string(e.key));
+      const auto i = static_cast<std::size_t>(e.cost);
+      rt.engine[i] = c.number("host");
+      rt.engine_sources[i] = c.text("source");
+    }
+  if (r.has("optimizer")) {
+    const Record& o = r.map("optimizer");
+    OptimizerRuntime& opt = rt.optimizer;
+    const std::string& impl = o.text("impl");
+    opt.impl = impl == "foreach" ? OptimizerImpl::kForeach
+                                 : (impl == "fused" ? OptimizerImpl::kFused : OptimizerImpl::kLoop);
+    if (o.has("step")) opt.step_s = o.number("step");
+    if (o.has("per_param")) opt.per_param_s = o.number("per_param");
+    opt.kernels = static_cast<int>(o.integer("kernels"));
+    opt.source = o.text_or("source", "");
+  }
   rt.sync_latency_s = r.number("sync_latency");
   const std::string& sync = r.text("sync");
   rt.sync = sync == "end_of_step"
                 ? SyncPoint::kEndOfStep
                 : (sync == "after_loss" ? SyncPoint::kAfterLoss : SyncPoint::kNone);
-  rt.optimizer = r.text("optimizer") == "fused" ? OptimizerMode::kFused : OptimizerMode::kPerTensor;
   rt.graph_capture = r.boolean("graph_capture");
+  rt.compile = r.boolean("compile");
   rt.pinned_inputs = r.boolean("pinned_inputs");
   rt.calibrated = r.boolean("calibrated");
   for (const auto& p : r.defaulted_paths()) rt.assumptions.push_back(p);

@@ -4,6 +4,8 @@
 
 #include "hw/class_efficiency.h"
 #include "hw/efficiency_key.h"
+#include "hw/system.h"
+#include "util/op_class.h"
 #include "util/precision.h"
 
 namespace amdahl::hw {
@@ -130,26 +132,67 @@ const std::vector<Field>& link_schema() {
 }
 
 const std::vector<Field>& runtime_schema() {
-  static const std::vector<Field> kFields{
-      string_field("name", "software stack, e.g. 'tensorflow-1.x'").req(),
-      string_field("source", "where the overheads come from").req(),
-      quantity_field("dispatch_per_op", Dimension::kTime, "host time to issue one op")
-          .req()
-          .non_negative(),
-      quantity_field("sync_latency", Dimension::kTime, "host-device round trip at a sync point")
-          .non_negative()
-          .def("10 us"),
-      enum_field("sync", {"end_of_step", "after_loss", "none"},
-                 "where the host waits for the device")
-          .def("end_of_step"),
-      enum_field("optimizer", {"per_tensor", "fused"},
-                 "optimizer update: one op per tensor or fused")
-          .def("per_tensor"),
-      bool_field("graph_capture", "ops replayed from a captured graph (no per-op dispatch)")
-          .def("false"),
-      bool_field("pinned_inputs", "step inputs copied from pinned host memory").def("true"),
-      bool_field("calibrated", "whether the overheads were measured").req(),
-  };
+  static const std::vector<Field> kFields = [] {
+    std::vector<std::string> op_classes;
+    for (const std::string& c : op_class_names())
+      if (c != op_class_name(OpClass::kOptimizer)) op_classes.push_back(c);
+    std::vector<Field> engine;
+    for (const EngineCostSpec& e : engine_cost_specs())
+      engine.push_back(
+          map_field(std::string(e.key),
+                    {quantity_field("host", Dimension::kTime, "host time").req().non_negative(),
+                     string_field("source", "where the number comes from").req()},
+                    fmt::format("{} (absent: {})", e.description, e.fallback)));
+    return std::vector<Field>{
+        string_field("name", "software stack, e.g. 'tensorflow-1.x'").req(),
+        string_field("source", "where the overheads come from").req(),
+        quantity_field("dispatch_per_op", Dimension::kTime,
+                       "host time to issue one op of a class without an `ops` entry")
+            .req()
+            .non_negative(),
+        keyed_map_field("ops", op_classes,
+                        {quantity_field("host", Dimension::kTime, "host time of one forward call")
+                             .req()
+                             .non_negative(),
+                         quantity_field("backward", Dimension::kTime,
+                                        "host time of one backward op (absent: `host`)")
+                             .non_negative(),
+                         int_field("kernels", "kernels one call launches").at_least(1).def("1"),
+                         string_field("source", "where the numbers come from").req()},
+                        "host cost of a framework call, by op class"),
+        map_field("engine", engine, "host costs outside the operators"),
+        map_field(
+            "optimizer",
+            {enum_field("impl", {"loop", "foreach", "fused"},
+                        "one update call per parameter tensor, multi-tensor calls, or fused")
+                 .def("loop"),
+             quantity_field("step", Dimension::kTime,
+                            "host per optimizer.step() (absent: 0 for loop, else dispatch_per_op)")
+                 .non_negative(),
+             quantity_field("per_param", Dimension::kTime,
+                            "host per parameter tensor (absent: dispatch_per_op for loop, else 0)")
+                 .non_negative(),
+             int_field("kernels", "kernels per update op (loop: per tensor; else per step)")
+                 .at_least(1)
+                 .def("1"),
+             string_field("source", "where the numbers come from")},
+            "the optimizer update's host cost"),
+        quantity_field("sync_latency", Dimension::kTime, "host-device round trip at a sync point")
+            .non_negative()
+            .def("10 us"),
+        enum_field("sync", {"end_of_step", "after_loss", "none"},
+                   "where the host waits for the device")
+            .def("end_of_step"),
+        bool_field("graph_capture",
+                   "the step replayed from a captured graph: one launch per step, no per-op "
+                   "dispatch")
+            .def("false"),
+        bool_field("compile", "compiled: each chain of elementwise ops fused into one kernel")
+            .def("false"),
+        bool_field("pinned_inputs", "step inputs copied from pinned host memory").def("true"),
+        bool_field("calibrated", "whether the overheads were measured").req(),
+    };
+  }();
   return kFields;
 }
 

@@ -9,6 +9,7 @@
 
 #include "graphs/layer_kind.h"
 #include "hw/units.h"
+#include "model/host_runtime.h"
 #include "model/roofline.h"
 #include "util/error.h"
 
@@ -113,11 +114,15 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
       host_roofline ? std::optional<CostMemo>(std::in_place, host, n) : std::nullopt;
   CostMemo& host_costs = host_memo ? *host_memo : accel_costs;
 
+  std::vector<bool> on_device(n);
+  for (graphs::OpId id = 0; id < n; ++id) on_device[id] = pl.side[id] != Side::kHost;
+  HostRuntime runtime = host_runtime(net, rt, on_device);
+
   ScheduleInput& in = st.input;
   in.graph = &net.graph;
-  in.dispatch_s = rt.dispatch_per_op_s;
+  in.issue_s = std::move(runtime.issue_s);
+  in.step_start_s = runtime.step_start_s;
   in.sync_latency_s = rt.sync_latency_s;
-  in.graph_capture = rt.graph_capture;
   in.copy_engines = pl.accelerator->copy_engines;
   in.sync_at_end = rt.sync != hw::SyncPoint::kNone;
   if (pl.link) {
@@ -157,7 +162,27 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
       }
       continue;
     }
-    in.costs[id] = (on_host ? host_costs : accel_costs).estimate(op);
+    CostMemo& memo = on_host ? host_costs : accel_costs;
+    if (!runtime.fused_into.empty() && runtime.fused_into[id] != graphs::kNoOp) {
+      // Compiled: joins its producer's kernel, reading the intermediate from registers.
+      graphs::Operator fused = op;
+      fused.bytes_read =
+          std::max(0.0, op.bytes_read - net.graph.edge_bytes(runtime.fused_into[id], id));
+      in.costs[id] = memo.estimate(fused);
+      OpCost& c = in.costs[id];
+      c.time_s -= c.latency_s;
+      c.latency_s = 0;
+      if (c.bound == Bound::kLatency)
+        c.bound = c.compute_s >= c.memory_s ? Bound::kCompute : Bound::kMemory;
+    } else {
+      in.costs[id] = memo.estimate(op);
+    }
+    if (const int extra = runtime.kernels[id] - 1; extra > 0) {
+      // Each further kernel the call launches adds the device's launch latency.
+      const double launch = (on_host ? *pl.host : *pl.accelerator).launch_latency_s * extra;
+      in.costs[id].time_s += launch;
+      in.costs[id].latency_s += launch;
+    }
     in.resources[id] = on_host ? Resource::kHost : Resource::kCompute;
     (on_host ? used_host : used_accel)[cls] = true;
     (on_host ? rate_host
@@ -207,6 +232,7 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
     a.push_back(fmt::format("uncalibrated: runtime {} (dispatch {} per op)", rt.name,
                             hw::format_quantity(rt.dispatch_per_op_s, hw::Dimension::kTime)));
   a.insert(a.end(), rt.assumptions.begin(), rt.assumptions.end());
+  a.insert(a.end(), runtime.assumptions.begin(), runtime.assumptions.end());
   if (pl.all_on_host) {
     a.push_back(fmt::format("all ops on the host {} ({}); inputs already in host memory",
                             pl.host->name, pl.host->model));

@@ -42,8 +42,8 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
   const graphs::OpGraph& og = *in.graph;
   const graphs::Graph& g = og.graph();
   const std::size_t n = og.size();
-  if (costs.size() != n || in.resources.size() != n)
-    throw InternalError("simulate: costs and resources must cover every op");
+  if (costs.size() != n || in.resources.size() != n || in.issue_s.size() != n)
+    throw InternalError("simulate: costs, resources and issue times must cover every op");
   Schedule s;
   if (timeline) s.ops.resize(n);
   ScheduledOp untraced;
@@ -56,7 +56,7 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
   auto task = [&](TaskId t) -> Trace& { return t < n ? trace[t] : copy_trace[t - n]; };
   auto end_of = [&](TaskId t) { return t == kNoTask ? 0.0 : task(t).end; };
 
-  double host = in.graph_capture ? in.dispatch_s : 0;
+  double host = in.step_start_s;
   s.host_busy_s = host;
   Anchor current;
   TaskId compute_last = kNoTask;
@@ -73,10 +73,8 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
   for (graphs::OpId id = 0; id < n; ++id) {
     ScheduledOp& op = timeline ? s.ops[id] : untraced;
     const Resource r = in.resources[id];
-    if (!in.graph_capture) {
-      host += in.dispatch_s;
-      s.host_busy_s += in.dispatch_s;
-    }
+    host += in.issue_s[id];
+    s.host_busy_s += in.issue_s[id];
     op.issue_s = host;
     Trace t;
     t.anchor = current;

@@ -1,10 +1,10 @@
 #pragma once
 // Discrete-event schedule of one step. A host thread walks the ops in program order,
-// paying the runtime's dispatch cost for each; each op then runs on its resource (the
-// device's compute stream, a copy engine, or the host thread itself) once its resource is
-// free and its inputs are done. Streams run in order. The host waits for the device at the
-// runtime's sync points. The step time is the makespan; the critical path is walked back
-// from the end and each interval attributed to what bound it.
+// paying the runtime's host cost to issue each (model/host_runtime.h); each op then runs on its
+// resource (the device's compute stream, a copy engine, or the host thread itself) once its
+// resource is free and its inputs are done. Streams run in order. The host waits for the device at
+// the runtime's sync points. The step time is the makespan; the critical path is walked back from
+// the end and each interval attributed to what bound it.
 //
 // Tensors crossing between the host and the device (an edge from a kHost op to a device op
 // or the reverse; a kCopy op's output is on both sides) are copied over the link: the host
@@ -29,9 +29,9 @@ struct ScheduleInput {
   const graphs::OpGraph* graph = nullptr;
   std::vector<OpCost> costs;        // per op
   std::vector<Resource> resources;  // per op
-  double dispatch_s = 0;            // host time to issue one op
+  std::vector<double> issue_s;      // per op: host time to issue it
+  double step_start_s = 0;          // host time before the first op is issued
   double sync_latency_s = 0;        // host wait overhead at a sync point
-  bool graph_capture = false;       // one dispatch for the whole step
   int copy_engines = 1;
   graphs::OpId sync_after = graphs::kNoOp;  // host waits for this op (loss read-back)
   bool sync_at_end = true;

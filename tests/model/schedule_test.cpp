@@ -27,7 +27,7 @@ Fixture chain(double op_s, double dispatch_s) {
   f.input.costs = {OpCost{.time_s = op_s, .bound = Bound::kCompute},
                    OpCost{.time_s = op_s, .bound = Bound::kCompute}};
   f.input.resources = {Resource::kCompute, Resource::kCompute};
-  f.input.dispatch_s = dispatch_s;
+  f.input.issue_s = {dispatch_s, dispatch_s};
   return f;
 }
 
@@ -85,7 +85,7 @@ TEST_CASE("a copy overlaps independent compute", "[model][schedule]") {
               OpCost{.time_s = 1e-3, .bound = Bound::kCompute},
               OpCost{.time_s = 1e-3, .bound = Bound::kCompute}};
   in.resources = {Resource::kCopy, Resource::kCompute, Resource::kCompute};
-  in.dispatch_s = 1e-6;
+  in.issue_s.assign(3, 1e-6);
   const Schedule s = simulate(in);
   // Copy 1-1001 us, compute 2-1002 us in parallel; join 1002-2002 us.
   CHECK(s.makespan_s == Approx(2e-6 + 2e-3));
@@ -103,6 +103,7 @@ TEST_CASE("a tensor crossing host -> device is copied on a copy engine", "[model
   in.costs = {OpCost{.time_s = 1e-3, .bound = Bound::kCompute},
               OpCost{.time_s = 1e-3, .bound = Bound::kCompute}};
   in.resources = {Resource::kHost, Resource::kCompute};
+  in.issue_s.assign(2, 0.0);
   in.link_latency_s = 5e-6;
   in.h2d_bytes_per_s = 10e9;
   in.d2h_bytes_per_s = 10e9;
@@ -132,7 +133,7 @@ TEST_CASE("host ops block dispatch; the host waits for device results", "[model]
               OpCost{.time_s = 0.5e-3, .bound = Bound::kCompute},
               OpCost{.time_s = 1e-3, .bound = Bound::kCompute}};
   in.resources = {Resource::kCompute, Resource::kHost, Resource::kCompute};
-  in.dispatch_s = 10e-6;
+  in.issue_s.assign(3, 10e-6);
   const Schedule s = simulate(in);
   // D runs 10-1010 us; H is issued at 20 us, waits for D, runs 1010-1510 us;
   // D2 is dispatched after H returns: issued 1520 us, ends 2520 us.
@@ -157,7 +158,7 @@ TEST_CASE("host-bound versus device-bound on chains of tiny and large ops", "[mo
       in.resources.push_back(Resource::kCompute);
     }
     in.graph = &g;
-    in.dispatch_s = 10e-6;
+    in.issue_s.assign(100, 10e-6);
     return simulate(in);
   };
   const Schedule tiny = run(1e-6);
@@ -183,7 +184,7 @@ TEST_CASE("makespan() is simulate()'s step time", "[model][schedule]") {
               OpCost{.time_s = 2e-3, .bound = Bound::kCompute},
               OpCost{.time_s = 0.5e-3, .bound = Bound::kMemory}};
   in.resources = {Resource::kHost, Resource::kCompute, Resource::kCompute};
-  in.dispatch_s = 7e-6;
+  in.issue_s.assign(3, 7e-6);
   in.sync_after = h;
   in.sync_latency_s = 3e-6;
   in.link_latency_s = 5e-6;

@@ -1,0 +1,134 @@
+#include "model/host_runtime.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
+#include "hw/units.h"
+
+namespace amdahl::model {
+namespace {
+
+using graphs::OpClass;
+using graphs::Phase;
+
+bool is_backward(Phase p) { return p == Phase::kBackwardData || p == Phase::kBackwardWeight; }
+
+bool is_autocast_cast(std::string_view kind) {
+  return kind == "cast" || kind == "weight_cast" || kind == "grad_cast";
+}
+
+std::uint8_t kernel_count(int k) { return static_cast<std::uint8_t>(std::clamp(k, 1, 255)); }
+
+// The producer an elementwise op `id` fuses into under compile, or kNoOp.
+graphs::OpId fusion_producer(const graphs::OpGraph& og, graphs::OpId id,
+                             const std::vector<bool>& on_device) {
+  const graphs::Graph& g = og.graph();
+  if (og.op(id).op_class != OpClass::kElementwise || !on_device[id]) return graphs::kNoOp;
+  graphs::OpId producer = graphs::kNoOp;
+  for (auto [it, end] = boost::in_edges(id, g); it != end; ++it) {
+    const graphs::OpId p = boost::source(*it, g);
+    if (og.op(p).op_class != OpClass::kElementwise || !on_device[p] || boost::out_degree(p, g) != 1)
+      continue;
+    producer = std::max(producer == graphs::kNoOp ? 0 : producer, p);
+  }
+  return producer;
+}
+
+}  // namespace
+
+HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpec& rt,
+                         const std::vector<bool>& on_device) {
+  const graphs::OpGraph& og = net.graph;
+  const std::size_t n = og.size();
+  HostRuntime h;
+  h.issue_s.assign(n, 0.0);
+  h.kernels.assign(n, 1);
+  const bool training = net.mode == graphs::Mode::kTrain;
+  const std::size_t tensors = net.weights.size();
+
+  std::unordered_map<std::string_view, int> tensors_of_layer;
+  for (const graphs::WeightTensor& w : net.weights) ++tensors_of_layer[w.layer];
+
+  std::vector<hw::EngineCost> used;
+  auto engine = [&](hw::EngineCost c) {
+    if (std::find(used.begin(), used.end(), c) == used.end()) used.push_back(c);
+    return rt.cost(c);
+  };
+  std::vector<bool> class_used(graphs::kOpClassCount, false);
+
+  const hw::OptimizerRuntime& opt = rt.optimizer;
+  bool first_update = true;
+  std::string_view backward_layer;  // the layer of the backward node being run
+  for (graphs::OpId id = 0; id < n; ++id) {
+    const graphs::Operator& op = og.op(id);
+    double t = 0;
+    if (op.op_class == OpClass::kOptimizer) {
+      const bool loop = opt.impl == hw::OptimizerImpl::kLoop;
+      t = rt.optimizer_per_param_s() * (loop ? 1.0 : static_cast<double>(tensors));
+      if (first_update || !loop) t += rt.optimizer_step_s();
+      first_update = false;
+      h.kernels[id] = kernel_count(opt.kernels);
+    } else if (is_autocast_cast(op.kind)) {
+      t = engine(hw::EngineCost::kAutocastCast);
+    } else if (is_backward(op.phase)) {
+      t = rt.op_host_s(op.op_class, true);
+      class_used[static_cast<std::size_t>(op.op_class)] = true;
+      if (op.layer != backward_layer) {
+        backward_layer = op.layer;
+        t += engine(hw::EngineCost::kBackwardNode);
+        if (auto it = tensors_of_layer.find(op.layer); it != tensors_of_layer.end())
+          t += engine(hw::EngineCost::kAccumulateGrad) * it->second;
+      }
+      h.kernels[id] = kernel_count(rt.op_kernels(op.op_class));
+    } else {
+      t = rt.op_host_s(op.op_class, false);
+      class_used[static_cast<std::size_t>(op.op_class)] = true;
+      backward_layer = {};
+      h.kernels[id] = kernel_count(rt.op_kernels(op.op_class));
+    }
+    h.issue_s[id] = t;
+  }
+  if (training && tensors > 0)
+    h.step_start_s = engine(hw::EngineCost::kZeroGradPerParam) * static_cast<double>(tensors);
+
+  if (rt.graph_capture) {
+    std::fill(h.issue_s.begin(), h.issue_s.end(), 0.0);
+    used.clear();
+    h.step_start_s = engine(hw::EngineCost::kGraphReplay);
+  }
+  if (rt.compile) {
+    h.fused_into.assign(n, graphs::kNoOp);
+    for (graphs::OpId id = 0; id < n; ++id) {
+      const graphs::OpId p = fusion_producer(og, id, on_device);
+      if (p == graphs::kNoOp) continue;
+      h.fused_into[id] = p;
+      h.issue_s[id] = 0;
+      h.kernels[id] = 0;
+    }
+  }
+
+  // What the step used that the runtime file does not give.
+  std::vector<std::string> missing;
+  for (const hw::EngineCostSpec& e : hw::engine_cost_specs())
+    if (std::find(used.begin(), used.end(), e.cost) != used.end() && !rt.cost_given(e.cost))
+      missing.push_back(fmt::format("{} ({})", e.key, e.fallback));
+  if (!missing.empty())
+    h.assumptions.push_back(
+        fmt::format("runtime {}: no host cost given for {}", rt.name, fmt::join(missing, ", ")));
+  std::vector<std::string> classes;
+  if (!rt.graph_capture)
+    for (int c = 0; c < graphs::kOpClassCount; ++c)
+      if (class_used[static_cast<std::size_t>(c)] && !rt.op_given(static_cast<OpClass>(c)))
+        classes.push_back(std::string(graphs::op_class_name(static_cast<OpClass>(c))));
+  if (!classes.empty() && classes.size() < static_cast<std::size_t>(graphs::kOpClassCount) &&
+      std::any_of(rt.ops.begin(), rt.ops.end(), [](const auto& c) { return c.has_value(); }))
+    h.assumptions.push_back(fmt::format(
+        "runtime {}: no host cost given for op classes {}; dispatch_per_op ({}) applies", rt.name,
+        fmt::join(classes, ", "), hw::format_quantity(rt.dispatch_per_op_s, hw::Dimension::kTime)));
+  return h;
+}
+
+}  // namespace amdahl::model

@@ -1,0 +1,43 @@
+#pragma once
+// The framework's host runtime applied to a lowered step (hw::RuntimeSpec; docs/architecture.md
+// "Host runtime"): the host time to issue each op, the host work at the step's start, the
+// kernels each op launches, and which elementwise ops a compiled runtime fuses into the op
+// before them.
+//
+// Per op, in eager mode:
+//   optimizer update        loop: per_param (+ step on the first update op); foreach and
+//                           fused: the one update op costs step + per_param x parameter tensors
+//   autocast's casts        engine.autocast_cast (cast, weight_cast, grad_cast ops)
+//   backward ops            ops[class].backward; the first backward op of a layer (its autograd
+//                           node) adds engine.backward_node + engine.accumulate_grad x the
+//                           layer's parameter tensors
+//   every other op          ops[class].host
+// Step start (training): engine.zero_grad_per_param x parameter tensors.
+// graph_capture: no per-op host time; the step starts with one engine.graph_replay.
+// compile: an elementwise op whose only producer on the device is an elementwise op consumed
+// by it alone joins that op's kernel: no host time, no launch, and it does not read the
+// intermediate tensor back from memory.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graphs/lower.h"
+#include "hw/system.h"
+
+namespace amdahl::model {
+
+struct HostRuntime {
+  std::vector<double> issue_s;        // per op: host time to issue it
+  std::vector<std::uint8_t> kernels;  // per op: kernels it launches (0: fused into its producer)
+  // Per op (compile only; empty otherwise): the op whose kernel it joins, or kNoOp.
+  std::vector<graphs::OpId> fused_into;
+  double step_start_s = 0;               // host time before the first op (zero_grad, replay)
+  std::vector<std::string> assumptions;  // runtime costs used but not given (fallbacks)
+};
+
+// `on_device[id]`: op id runs on the accelerator (fusion happens only there).
+HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpec& rt,
+                         const std::vector<bool>& on_device);
+
+}  // namespace amdahl::model
