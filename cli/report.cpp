@@ -99,6 +99,10 @@ nlohmann::json prediction_json(const model::Prediction& p) {
   j["by_bound"] = p.by_bound;
   j["by_phase"] = p.by_phase;
   j["busy_by_class"] = p.busy_by_class;
+  j["host_by_class"] = p.host_by_class;
+  j["host_by_phase"] = p.host_by_phase;
+  j["device_by_phase"] = p.device_by_phase;
+  j["binding"] = std::string(model::step_binding(p));
   j["ops"] = p.op_count;
   j["parameters"] = p.parameters;
   j["memory"] = {{"weights_bytes", p.memory.weights_bytes},
@@ -146,8 +150,9 @@ void print_prediction_csv(std::ostream& out, const model::Prediction& p) {
 
 void print_breakdown_table(std::ostream& out, const model::Prediction& p,
                            const graphs::OpGraph& g) {
-  out << fmt::format("{} on {} ({}), batch {}, {}: step {}\n\n", p.workload, p.system,
-                     p.device_model, p.batch, graphs::mode_name(p.mode), seconds(p.step_time_s));
+  out << fmt::format("{} on {} ({}), batch {}, {}: step {}, {}\n\n", p.workload, p.system,
+                     p.device_model, p.batch, graphs::mode_name(p.mode), seconds(p.step_time_s),
+                     model::step_binding(p));
   out << "critical path by op class (device busy time alongside):\n";
   Table classes({"op class", "time", "share", "busy"});
   for (const auto& [k, v] : sorted_desc(p.by_class)) {
@@ -156,8 +161,34 @@ void print_breakdown_table(std::ostream& out, const model::Prediction& p,
                  busy == p.busy_by_class.end() ? "-" : seconds(busy->second)});
   }
   classes.print(out);
-  out << "\nby phase:\n";
-  share_table(out, "phase", p.by_phase, p.step_time_s);
+  out << "\nby phase (critical path; the host's time issuing the phase's ops and the device's "
+         "busy time alongside):\n";
+  Table phases({"phase", "time", "share", "host", "device", "bound by"});
+  std::map<std::string, double> critical = p.by_phase;
+  for (const auto& [k, v] : p.host_by_phase) critical.emplace(k, 0.0);
+  for (const auto& [k, v] : p.device_by_phase) critical.emplace(k, 0.0);
+  for (const auto& [k, v] : sorted_desc(critical)) {
+    const auto host = p.host_by_phase.find(k);
+    const auto device = p.device_by_phase.find(k);
+    const bool both = host != p.host_by_phase.end() || device != p.device_by_phase.end();
+    phases.add({k, seconds(v), pct(v, p.step_time_s),
+                host == p.host_by_phase.end() ? "-" : seconds(host->second),
+                device == p.device_by_phase.end() ? "-" : seconds(device->second),
+                both ? std::string(model::phase_binding(p, k)) : "-"});
+  }
+  phases.print(out);
+  if (!p.host_by_class.empty()) {
+    out << "\nhost time issuing ops, by op class (device busy time alongside):\n";
+    Table host({"op class", "host", "share", "busy"});
+    double total = 0;
+    for (const auto& [k, v] : p.host_by_class) total += v;
+    for (const auto& [k, v] : sorted_desc(p.host_by_class)) {
+      const auto busy = p.busy_by_class.find(k);
+      host.add({k, seconds(v), pct(v, total),
+                busy == p.busy_by_class.end() ? "-" : seconds(busy->second)});
+    }
+    host.print(out);
+  }
   out << "\nby binding resource:\n";
   share_table(out, "bound", p.by_bound, p.step_time_s);
   out << "\nby layer (top 15):\n";

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -17,6 +19,7 @@
 #include "model/accelerability.h"
 #include "model/whatif.h"
 #include "util/error.h"
+#include "util/suggest.h"
 
 namespace amdahl::cli {
 namespace {
@@ -167,33 +170,147 @@ void run_device(const WorkloadOptions& o, const std::string& device_file) {
   }
 }
 
+// The execution modes `--runtime` names, and what each sets in the system's runtime.
+struct RuntimeMode {
+  std::string_view name;
+  bool graph_capture;
+  bool compile;
+  std::string_view description;
+};
+constexpr std::array<RuntimeMode, 4> kRuntimeModes{{
+    {"eager", false, false, "one framework call per op"},
+    {"graph", true, false, "the step replayed from a captured CUDA graph"},
+    {"compiled", false, true, "elementwise chains fused into one kernel each"},
+    {"compiled+graph", true, true, "compiled and replayed from a captured graph"},
+}};
+
+std::string_view mode_of(const hw::RuntimeSpec& rt) {
+  for (const RuntimeMode& m : kRuntimeModes)
+    if (m.graph_capture == rt.graph_capture && m.compile == rt.compile) return m.name;
+  return "?";
+}
+
+void run_runtime(const WorkloadOptions& o, const std::string& mode_name) {
+  const auto chosen = std::find_if(kRuntimeModes.begin(), kRuntimeModes.end(),
+                                   [&](const RuntimeMode& m) { return m.name == mode_name; });
+  if (chosen == kRuntimeModes.end()) {
+    std::vector<std::string> names;
+    for (const RuntimeMode& m : kRuntimeModes) names.emplace_back(m.name);
+    throw UserError(
+        fmt::format("--runtime: unknown mode '{}'; {}", mode_name, suggestion(mode_name, names)));
+  }
+  const Workload w = load_workload(o);
+  const model::Prediction base = model::predict(w.lowered, w.system, w.predict);
+  struct Row {
+    const RuntimeMode* mode;
+    model::Prediction p;
+  };
+  std::vector<Row> rows;
+  for (const RuntimeMode& m : kRuntimeModes) {
+    hw::SystemSpec system = w.system;
+    system.runtime.graph_capture = m.graph_capture;
+    system.runtime.compile = m.compile;
+    rows.push_back({&m, model::predict(w.lowered, system, w.predict)});
+  }
+  const Row& what =
+      *std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.mode == &*chosen; });
+  auto host_total = [](const model::Prediction& p) {
+    double t = 0;
+    for (const auto& [k, v] : p.host_by_class) t += v;
+    return t;
+  };
+  auto device_total = [](const model::Prediction& p) {
+    double t = 0;
+    for (const auto& [k, v] : p.device_by_phase) t += v;
+    return t;
+  };
+  const double speedup = what.p.step_time_s > 0 ? base.step_time_s / what.p.step_time_s : 0;
+  switch (parse_format(o.format)) {
+    case Format::kJson: {
+      nlohmann::json j;
+      j["baseline"] = prediction_json(base);
+      j["baseline_runtime"] = std::string(mode_of(w.system.runtime));
+      j["runtime"] = std::string(chosen->name);
+      j["changed"] = prediction_json(what.p);
+      j["speedup"] = speedup;
+      nlohmann::json modes = nlohmann::json::array();
+      for (const Row& r : rows)
+        modes.push_back({{"runtime", r.mode->name},
+                         {"step_time_s", r.p.step_time_s},
+                         {"binding", model::step_binding(r.p)},
+                         {"host_s", host_total(r.p)},
+                         {"device_s", device_total(r.p)}});
+      j["modes"] = modes;
+      std::cout << j.dump(2) << '\n';
+      break;
+    }
+    case Format::kCsv: {
+      Table t({"workload", "system", "device", "batch", "runtime", "step_s", "speedup_x", "binding",
+               "host_s", "device_s"});
+      for (const Row& r : rows)
+        t.add({r.p.workload, r.p.system, r.p.device, std::to_string(r.p.batch),
+               std::string(r.mode->name), fmt::format("{:.6g}", r.p.step_time_s),
+               fmt::format("{:.6g}", base.step_time_s / r.p.step_time_s),
+               std::string(model::step_binding(r.p)), fmt::format("{:.6g}", host_total(r.p)),
+               fmt::format("{:.6g}", device_total(r.p))});
+      t.print_csv(std::cout);
+      break;
+    }
+    case Format::kTable: {
+      std::cout << header(base) << "\n";
+      std::cout << fmt::format("what if        the runtime {} runs {} ({})\n",
+                               w.system.runtime.name, chosen->name, chosen->description);
+      std::cout << fmt::format("baseline       {} ({}, {})\n", seconds(base.step_time_s),
+                               mode_of(w.system.runtime), model::step_binding(base));
+      std::cout << fmt::format("new step time  {} ({})\n", seconds(what.p.step_time_s),
+                               model::step_binding(what.p));
+      std::cout << fmt::format("speedup        {}\n\n", times(speedup));
+      std::cout << "every mode (host: time issuing ops; device: busy time):\n";
+      Table t({"runtime", "step", "speedup", "binding", "host", "device"});
+      for (const Row& r : rows)
+        t.add({std::string(r.mode->name), seconds(r.p.step_time_s),
+               times(base.step_time_s / r.p.step_time_s), std::string(model::step_binding(r.p)),
+               seconds(host_total(r.p)), seconds(device_total(r.p))});
+      t.print(std::cout);
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 void register_whatif(CLI::App& app) {
   auto o = std::make_shared<WorkloadOptions>();
   auto speedup = std::make_shared<std::string>();
   auto k = std::make_shared<double>(10);
+  auto runtime = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
       "whatif",
-      "re-simulate with op classes made faster (--speedup conv=10,gemm=4) or with a device "
-      "file in place of the default device (--device FILE): new step time, speedup, Amdahl "
-      "bound, accelerability");
+      "re-simulate with op classes made faster (--speedup conv=10,gemm=4), with a device "
+      "file in place of the default device (--device FILE), or with the runtime in another "
+      "execution mode (--runtime eager|graph|compiled|compiled+graph): new step time, speedup, "
+      "Amdahl bound, accelerability");
   add_workload_options(cmd, *o, true, {"table", "csv", "json"});
   cmd->add_option("--speedup", *speedup,
                   "CLASS=K[,CLASS=K]: divide the time of every op of CLASS by K ('inf': zero)");
+  cmd->add_option("--runtime", *runtime,
+                  "execution mode: eager, graph (CUDA-graph replay), compiled (elementwise "
+                  "chains fused), compiled+graph");
   cmd->add_option("--k", *k, "speedup factor of the accelerability table's 'at Kx' column")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   // --device FILE (a device YAML file rather than an instance name) replaces the system's
   // default device with the file's.
-  cmd->callback([o, speedup, k] {
+  cmd->callback([o, speedup, k, runtime] {
     const bool device_file = !o->device.empty() && std::filesystem::is_regular_file(o->device);
-    if (device_file && !speedup->empty())
-      throw UserError("whatif: give --speedup or --device FILE, not both");
+    if (int(device_file) + int(!speedup->empty()) + int(!runtime->empty()) > 1)
+      throw UserError("whatif: give one of --speedup, --device FILE and --runtime");
     if (device_file) return run_device(*o, o->device);
+    if (!runtime->empty()) return run_runtime(*o, *runtime);
     if (speedup->empty())
       throw UserError(
-          "whatif: give --speedup CLASS=K[,CLASS=K] or --device FILE (a device YAML file)");
+          "whatif: give --speedup CLASS=K[,CLASS=K], --device FILE (a device YAML file) or "
+          "--runtime MODE");
     run_speedups(*o, *speedup, *k);
   });
 }

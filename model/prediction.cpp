@@ -20,6 +20,8 @@ namespace {
 // the per-interval loop).
 constexpr int kHostSlot = graphs::kOpClassCount;  // "dispatch" in by_class
 constexpr int kPhaseHostSlot = graphs::kPhaseCount;
+constexpr int kPhaseStartSlot = graphs::kPhaseCount + 1;
+constexpr std::string_view kStepStart = "step start";
 
 void note_efficiency_defaults(const Roofline& r,
                               const std::array<bool, graphs::kOpClassCount>& used,
@@ -275,23 +277,43 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
   p.samples_per_s =
       p.step_time_s > 0 && p.batch > 0 ? static_cast<double>(p.batch) / p.step_time_s : 0;
 
-  std::array<double, graphs::kOpClassCount + 1> cls{}, busy{};
-  std::array<double, graphs::kPhaseCount + 1> phase{};
+  std::array<double, graphs::kOpClassCount + 1> cls{}, busy{}, host_cls{};
+  std::array<double, graphs::kPhaseCount + 2> phase{}, host_phase{}, device_phase{};
   std::array<double, kBoundCount> bound{};
   for (graphs::OpId id = 0; id < p.op_count; ++id) {
     const graphs::Operator& op = net.graph.op(id);
     p.total_flops += op.flops;
     if (op.op_class != graphs::OpClass::kTransfer) p.total_bytes += op.bytes();
     busy[static_cast<int>(op.op_class)] += costs[id].time_s;
+    host_cls[static_cast<int>(op.op_class)] += st.input.issue_s[id];
+    host_phase[static_cast<int>(op.phase)] += st.input.issue_s[id];
+    if (st.input.resources[id] != Resource::kHost)
+      device_phase[static_cast<int>(op.phase)] += costs[id].time_s;
   }
-  for (const ScheduledCopy& c : schedule.copies)
+  for (const ScheduledCopy& c : schedule.copies) {
     busy[static_cast<int>(graphs::OpClass::kTransfer)] += c.end_s - c.start_s;
+    device_phase[static_cast<int>(net.graph.op(c.to).phase)] += c.end_s - c.start_s;
+  }
   for (const PathInterval& iv : schedule.critical_path) {
     const double dt = iv.end_s - iv.start_s;
     bound[static_cast<int>(iv.bound)] += dt;
     if (iv.op == graphs::kNoOp) {
       cls[kHostSlot] += dt;
-      phase[kPhaseHostSlot] += dt;
+      // Host time issuing ops counts to each op's phase (the ops issued within the interval,
+      // back from the one the host was issuing); the rest (step start, the tail) to "dispatch".
+      double attributed = 0;
+      if (iv.issued != graphs::kNoOp && !schedule.ops.empty())
+        for (graphs::OpId j = iv.issued + 1; j-- > 0;) {
+          const double end = schedule.ops[j].issue_s;
+          if (end <= iv.start_s) break;
+          const double part = std::max(
+              0.0, std::min(end, iv.end_s) - std::max(end - st.input.issue_s[j], iv.start_s));
+          phase[static_cast<int>(net.graph.op(j).phase)] += part;
+          attributed += part;
+        }
+      const double start = std::max(0.0, std::min(iv.end_s, st.input.step_start_s) - iv.start_s);
+      phase[kPhaseStartSlot] += start;
+      phase[kPhaseHostSlot] += std::max(0.0, dt - attributed - start);
       continue;
     }
     const graphs::Operator& op = net.graph.op(iv.op);
@@ -305,10 +327,22 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
     if (busy[i] > 0) p.busy_by_class[name] = busy[i];
   }
   if (cls[kHostSlot] > 0) p.by_class["dispatch"] = cls[kHostSlot];
-  for (int i = 0; i < graphs::kPhaseCount; ++i)
-    if (phase[i] > 0)
-      p.by_phase[std::string(graphs::phase_name(static_cast<graphs::Phase>(i)))] = phase[i];
+  for (int i = 0; i < graphs::kOpClassCount; ++i)
+    if (host_cls[i] > 0)
+      p.host_by_class[std::string(graphs::op_class_name(static_cast<graphs::OpClass>(i)))] =
+          host_cls[i];
+  for (int i = 0; i < graphs::kPhaseCount; ++i) {
+    const std::string name(graphs::phase_name(static_cast<graphs::Phase>(i)));
+    if (phase[i] > 0) p.by_phase[name] = phase[i];
+    if (host_phase[i] > 0) p.host_by_phase[name] = host_phase[i];
+    if (device_phase[i] > 0) p.device_by_phase[name] = device_phase[i];
+  }
+  if (st.input.step_start_s > 0) {
+    p.host_by_class[std::string(kStepStart)] = st.input.step_start_s;
+    p.host_by_phase[std::string(kStepStart)] = st.input.step_start_s;
+  }
   if (phase[kPhaseHostSlot] > 0) p.by_phase["dispatch"] = phase[kPhaseHostSlot];
+  if (phase[kPhaseStartSlot] > 0) p.by_phase[std::string(kStepStart)] = phase[kPhaseStartSlot];
   for (int i = 0; i < kBoundCount; ++i)
     if (bound[i] > 0) p.by_bound[std::string(bound_name(static_cast<Bound>(i)))] = bound[i];
 
@@ -325,6 +359,22 @@ Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& syst
   Schedule s = simulate(st.input);
   std::vector<OpCost> costs = std::move(st.input.costs);
   return account(st, std::move(costs), std::move(s));
+}
+
+std::string_view step_binding(const Prediction& p) {
+  const auto it = p.by_bound.find(std::string(bound_name(Bound::kDispatch)));
+  const double host = it == p.by_bound.end() ? 0 : it->second;
+  if (p.step_time_s <= 0) return "device-bound";
+  const double share = host / p.step_time_s;
+  return share >= 2.0 / 3 ? "host-bound" : (share <= 1.0 / 3 ? "device-bound" : "mixed");
+}
+
+std::string_view phase_binding(const Prediction& p, const std::string& phase) {
+  const auto h = p.host_by_phase.find(phase);
+  const auto d = p.device_by_phase.find(phase);
+  const double host = h == p.host_by_phase.end() ? 0 : h->second;
+  const double device = d == p.device_by_phase.end() ? 0 : d->second;
+  return host > device ? "host" : "device";
 }
 
 double step_time(const CostedStep& step, const std::vector<OpCost>& costs) {

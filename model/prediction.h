@@ -64,6 +64,12 @@ struct Prediction {
   std::map<std::string, double> by_phase;  // forward, backward_data, ..., plus "dispatch"
   // Busy seconds per op class summed over all ops (ignores overlap).
   std::map<std::string, double> busy_by_class;
+  // The host thread's time issuing ops (model/host_runtime.h), per op class and per phase,
+  // plus "step start" (zero_grad, a graph replay); and the device's busy time per phase
+  // (ops on the accelerator's compute stream and copies). Ignore overlap.
+  std::map<std::string, double> host_by_class;
+  std::map<std::string, double> host_by_phase;
+  std::map<std::string, double> device_by_phase;
   std::vector<OpCost> costs;  // per op, in program order
   std::vector<Resource> resources;
   Schedule schedule;
@@ -81,6 +87,13 @@ Prediction account(const CostedStep& step, std::vector<OpCost> costs, Schedule s
 // cost_step + simulate + account. Throws as cost_step.
 Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
                    const PredictOptions& options);
+
+// Whether the host thread or the device binds the step: "host-bound" when host time is at
+// least two thirds of the critical path, "device-bound" when at most one third, else "mixed".
+std::string_view step_binding(const Prediction& p);
+// The same per phase from host_by_phase and device_by_phase: "host" when the host's time
+// issuing the phase's ops exceeds the device's time running them, else "device".
+std::string_view phase_binding(const Prediction& p, const std::string& phase);
 
 // Step time only (no accounting): what sweeps and analyses call in their loops.
 double step_time(const CostedStep& step, const std::vector<OpCost>& costs);

@@ -187,7 +187,8 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
     }
     // The host issued it late: host time from its last anchor up to the issue.
     if (t.start > t.anchor.time)
-      path.push_back({t.anchor.time, t.start, graphs::kNoOp, Bound::kDispatch});
+      path.push_back({t.anchor.time, t.start, graphs::kNoOp, Bound::kDispatch, -1,
+                      cur < n ? cur : s.copies[cur - n].to});
     cur = t.anchor.waited_on;
   }
   std::reverse(path.begin(), path.end());

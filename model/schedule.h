@@ -59,14 +59,16 @@ struct ScheduledCopy {
   int lane = 0;  // copy engine
 };
 
-// One interval of the critical path. op == kNoOp: host time (dispatch or sync). copy >= 0:
-// the inserted copy Schedule::copies[copy] (op is then its consumer, bound kTransfer).
+// One interval of the critical path. op == kNoOp: host time (dispatch or sync); `issued` is
+// then the op the host was issuing (kNoOp for the step's tail). copy >= 0: the inserted copy
+// Schedule::copies[copy] (op is then its consumer, bound kTransfer).
 struct PathInterval {
   double start_s = 0;
   double end_s = 0;
   graphs::OpId op = graphs::kNoOp;
   Bound bound = Bound::kDispatch;
   int copy = -1;
+  graphs::OpId issued = graphs::kNoOp;
 };
 
 struct Schedule {
