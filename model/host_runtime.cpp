@@ -20,6 +20,12 @@ bool is_autocast_cast(std::string_view kind) {
   return kind == "cast" || kind == "weight_cast" || kind == "grad_cast";
 }
 
+// Gradient sums the engine adds itself (a tensor feeding several layers, accumulation over
+// micro-batches): a kernel, no autograd node of their own.
+bool is_engine_sum(std::string_view kind) {
+  return kind == "grad_sum" || kind == "grad_accumulate";
+}
+
 std::uint8_t kernel_count(int k) { return static_cast<std::uint8_t>(std::clamp(k, 1, 255)); }
 
 // The producer an elementwise op `id` fuses into under compile, or kNoOp.
@@ -60,15 +66,20 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
   std::vector<bool> class_used(graphs::kOpClassCount, false);
 
   const hw::OptimizerRuntime& opt = rt.optimizer;
+  std::size_t update_ops = 0;
+  for (graphs::OpId id = 0; id < n; ++id)
+    update_ops += og.op(id).op_class == OpClass::kOptimizer ? 1 : 0;
   bool first_update = true;
   std::string_view backward_layer;  // the layer of the backward node being run
   for (graphs::OpId id = 0; id < n; ++id) {
     const graphs::Operator& op = og.op(id);
     double t = 0;
     if (op.op_class == OpClass::kOptimizer) {
-      const bool loop = opt.impl == hw::OptimizerImpl::kLoop;
-      t = rt.optimizer_per_param_s() * (loop ? 1.0 : static_cast<double>(tensors));
-      if (first_update || !loop) t += rt.optimizer_step_s();
+      // As lowered: one update op per parameter tensor, or one for all of them (foreach and
+      // fused runtimes lower so: cli/workload.cpp).
+      const bool per_tensor = update_ops > 1 || tensors <= 1;
+      t = rt.optimizer_per_param_s() * (per_tensor ? 1.0 : static_cast<double>(tensors));
+      if (first_update || !per_tensor) t += rt.optimizer_step_s();
       first_update = false;
       h.kernels[id] = kernel_count(opt.kernels);
     } else if (is_autocast_cast(op.kind)) {
@@ -76,7 +87,7 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
     } else if (is_backward(op.phase)) {
       t = rt.op_host_s(op.op_class, true);
       class_used[static_cast<std::size_t>(op.op_class)] = true;
-      if (op.layer != backward_layer) {
+      if (!is_engine_sum(op.kind) && op.layer != backward_layer) {
         backward_layer = op.layer;
         t += engine(hw::EngineCost::kBackwardNode);
         if (auto it = tensors_of_layer.find(op.layer); it != tensors_of_layer.end())

@@ -5,18 +5,20 @@
 // before them.
 //
 // Per op, in eager mode:
-//   optimizer update        loop: per_param (+ step on the first update op); foreach and
-//                           fused: the one update op costs step + per_param x parameter tensors
+//   optimizer update        as lowered: one op per parameter tensor (loop) costs per_param,
+//                           plus step on the first; one op for all (foreach, fused) costs
+//                           step + per_param x parameter tensors
 //   autocast's casts        engine.autocast_cast (cast, weight_cast, grad_cast ops)
 //   backward ops            ops[class].backward; the first backward op of a layer (its autograd
 //                           node) adds engine.backward_node + engine.accumulate_grad x the
-//                           layer's parameter tensors
+//                           layer's parameter tensors (gradient sums the lowering adds,
+//                           grad_sum and grad_accumulate, are no node)
 //   every other op          ops[class].host
 // Step start (training): engine.zero_grad_per_param x parameter tensors.
 // graph_capture: no per-op host time; the step starts with one engine.graph_replay.
-// compile: an elementwise op whose only producer on the device is an elementwise op consumed
-// by it alone joins that op's kernel: no host time, no launch, and it does not read the
-// intermediate tensor back from memory.
+// compile: an elementwise op with an elementwise producer on the device that only it consumes
+// joins that producer's kernel (the latest such producer): no host time, no launch, and it
+// does not read that intermediate tensor back from memory. Its other inputs it still reads.
 
 #include <cstdint>
 #include <string>

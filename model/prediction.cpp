@@ -151,6 +151,7 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
         in.resources[id] = Resource::kHost;
       } else if (options.inputs_on_device && op.layer == "input") {
         in.costs[id] = OpCost{.bound = Bound::kTransfer};  // already there: no time
+        in.issue_s[id] = 0;                                // and no copy call
         in.resources[id] = Resource::kCopy;
       } else if (pl.link) {
         in.costs[id] = estimate_transfer(op.bytes_written, *pl.link, Direction::kHostToDevice,

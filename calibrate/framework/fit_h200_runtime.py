@@ -897,7 +897,10 @@ def main():
     ap.add_argument("--explain", action="store_true", help="print the derivation to stderr")
     a = ap.parse_args()
     data = a.data if a.data else DEFAULT_DATA
-    label = a.data if a.data else "../shared/data/h200"
+    # The data directory as seen from the repository root, so that the block does not depend
+    # on how the directory was named on the command line.
+    label = (os.path.relpath(os.path.abspath(a.data), REPO_ROOT).replace(os.sep, "/")
+             if a.data else "../shared/data/h200")
     try:
         if not os.path.isdir(data):
             raise InputError(f"{data}: no such data directory (expected kernels/micro.csv and "
