@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <string_view>
 #include <unordered_map>
 
@@ -16,14 +17,17 @@ using graphs::Phase;
 
 bool is_backward(Phase p) { return p == Phase::kBackwardData || p == Phase::kBackwardWeight; }
 
-bool is_autocast_cast(std::string_view kind) {
-  return kind == "cast" || kind == "weight_cast" || kind == "grad_cast";
+// (Casts are data-movement ops and gradient sums elementwise ones: the class is compared first.)
+bool is_autocast_cast(const graphs::Operator& op) {
+  return op.op_class == OpClass::kDataMovement &&
+         (op.kind == "cast" || op.kind == "weight_cast" || op.kind == "grad_cast");
 }
 
 // Gradient sums the engine adds itself (a tensor feeding several layers, accumulation over
 // micro-batches): a kernel, no autograd node of their own.
-bool is_engine_sum(std::string_view kind) {
-  return kind == "grad_sum" || kind == "grad_accumulate";
+bool is_engine_sum(const graphs::Operator& op) {
+  return op.op_class == OpClass::kElementwise &&
+         (op.kind == "grad_sum" || op.kind == "grad_accumulate");
 }
 
 std::uint8_t kernel_count(int k) { return static_cast<std::uint8_t>(std::clamp(k, 1, 255)); }
@@ -55,12 +59,16 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
   const bool training = net.mode == graphs::Mode::kTrain;
   const std::size_t tensors = net.weights.size();
 
+  // Parameter tensors per layer, for engine.accumulate_grad (only when it costs anything: a
+  // sweep costs a step per point).
+  const double accumulate_s = rt.cost(hw::EngineCost::kAccumulateGrad);
   std::unordered_map<std::string_view, int> tensors_of_layer;
-  for (const graphs::WeightTensor& w : net.weights) ++tensors_of_layer[w.layer];
+  if (training && accumulate_s > 0)
+    for (const graphs::WeightTensor& w : net.weights) ++tensors_of_layer[w.layer];
 
-  std::vector<hw::EngineCost> used;
+  std::array<bool, hw::kEngineCostCount> used{};
   auto engine = [&](hw::EngineCost c) {
-    if (std::find(used.begin(), used.end(), c) == used.end()) used.push_back(c);
+    used[static_cast<std::size_t>(c)] = true;
     return rt.cost(c);
   };
   std::vector<bool> class_used(graphs::kOpClassCount, false);
@@ -82,16 +90,17 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
       if (first_update || !per_tensor) t += rt.optimizer_step_s();
       first_update = false;
       h.kernels[id] = kernel_count(opt.kernels);
-    } else if (is_autocast_cast(op.kind)) {
+    } else if (is_autocast_cast(op)) {
       t = engine(hw::EngineCost::kAutocastCast);
     } else if (is_backward(op.phase)) {
       t = rt.op_host_s(op.op_class, true);
       class_used[static_cast<std::size_t>(op.op_class)] = true;
-      if (!is_engine_sum(op.kind) && op.layer != backward_layer) {
+      if (!is_engine_sum(op) && op.layer != backward_layer) {
         backward_layer = op.layer;
         t += engine(hw::EngineCost::kBackwardNode);
+        engine(hw::EngineCost::kAccumulateGrad);
         if (auto it = tensors_of_layer.find(op.layer); it != tensors_of_layer.end())
-          t += engine(hw::EngineCost::kAccumulateGrad) * it->second;
+          t += accumulate_s * it->second;
       }
       h.kernels[id] = kernel_count(rt.op_kernels(op.op_class));
     } else {
@@ -107,7 +116,7 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
 
   if (rt.graph_capture) {
     std::fill(h.issue_s.begin(), h.issue_s.end(), 0.0);
-    used.clear();
+    used = {};
     h.step_start_s = engine(hw::EngineCost::kGraphReplay);
   }
   if (rt.compile) {
@@ -124,7 +133,7 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
   // What the step used that the runtime file does not give.
   std::vector<std::string> missing;
   for (const hw::EngineCostSpec& e : hw::engine_cost_specs())
-    if (std::find(used.begin(), used.end(), e.cost) != used.end() && !rt.cost_given(e.cost))
+    if (used[static_cast<std::size_t>(e.cost)] && !rt.cost_given(e.cost))
       missing.push_back(fmt::format("{} ({})", e.key, e.fallback));
   if (!missing.empty())
     h.assumptions.push_back(
