@@ -71,7 +71,17 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
     used[static_cast<std::size_t>(c)] = true;
     return rt.cost(c);
   };
-  std::vector<bool> class_used(graphs::kOpClassCount, false);
+  std::array<bool, graphs::kOpClassCount> class_used{};
+  // Per class, resolved once (the loop below runs per op and per sweep point).
+  std::array<double, graphs::kOpClassCount> forward_s{}, backward_s{};
+  std::array<std::uint8_t, graphs::kOpClassCount> kernels{};
+  for (int c = 0; c < graphs::kOpClassCount; ++c) {
+    const auto cls = static_cast<OpClass>(c);
+    forward_s[static_cast<std::size_t>(c)] = rt.op_host_s(cls, false);
+    backward_s[static_cast<std::size_t>(c)] = rt.op_host_s(cls, true);
+    kernels[static_cast<std::size_t>(c)] = kernel_count(rt.op_kernels(cls));
+  }
+  const double node_s = rt.cost(hw::EngineCost::kBackwardNode);
 
   const hw::OptimizerRuntime& opt = rt.optimizer;
   std::size_t update_ops = 0;
@@ -81,6 +91,7 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
   std::string_view backward_layer;  // the layer of the backward node being run
   for (graphs::OpId id = 0; id < n; ++id) {
     const graphs::Operator& op = og.op(id);
+    const auto cls = static_cast<std::size_t>(op.op_class);
     double t = 0;
     if (op.op_class == OpClass::kOptimizer) {
       // As lowered: one update op per parameter tensor, or one for all of them (foreach and
@@ -93,21 +104,23 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
     } else if (is_autocast_cast(op)) {
       t = engine(hw::EngineCost::kAutocastCast);
     } else if (is_backward(op.phase)) {
-      t = rt.op_host_s(op.op_class, true);
-      class_used[static_cast<std::size_t>(op.op_class)] = true;
+      t = backward_s[cls];
+      class_used[cls] = true;
       if (!is_engine_sum(op) && op.layer != backward_layer) {
         backward_layer = op.layer;
-        t += engine(hw::EngineCost::kBackwardNode);
-        engine(hw::EngineCost::kAccumulateGrad);
-        if (auto it = tensors_of_layer.find(op.layer); it != tensors_of_layer.end())
-          t += accumulate_s * it->second;
+        t += node_s;
+        used[static_cast<std::size_t>(hw::EngineCost::kBackwardNode)] = true;
+        used[static_cast<std::size_t>(hw::EngineCost::kAccumulateGrad)] = true;
+        if (!tensors_of_layer.empty())
+          if (auto it = tensors_of_layer.find(op.layer); it != tensors_of_layer.end())
+            t += accumulate_s * it->second;
       }
-      h.kernels[id] = kernel_count(rt.op_kernels(op.op_class));
+      h.kernels[id] = kernels[cls];
     } else {
-      t = rt.op_host_s(op.op_class, false);
-      class_used[static_cast<std::size_t>(op.op_class)] = true;
+      t = forward_s[cls];
+      class_used[cls] = true;
       backward_layer = {};
-      h.kernels[id] = kernel_count(rt.op_kernels(op.op_class));
+      h.kernels[id] = kernels[cls];
     }
     h.issue_s[id] = t;
   }
