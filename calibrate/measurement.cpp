@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/input_file.h"
 #include "util/suggest.h"
 
 namespace amdahl::calibrate {
@@ -64,6 +65,7 @@ std::map<std::string, std::string> parse_shape(const std::string& cell, const st
 }
 
 MeasurementSet read_measurements(const std::string& path) {
+  check_input_file(path, kMaxTextInputBytes, "the measurement file");
   std::ifstream in(path);
   if (!in) throw UserError(fmt::format("{}: cannot open measurement file", path));
   MeasurementSet set;

@@ -3,10 +3,14 @@
 // statuses (2: bad input, 70: internal error).
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "util/error.h"
+#include "util/suggest.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"amdahl: how long a deep-learning step takes on any system, and why"};
@@ -27,6 +31,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A mistyped command: name it and the closest one.
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+      if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+        std::cerr << "amdahl: error: unknown command '" << amdahl::excerpt(argv[1]) << "'; "
+                  << amdahl::suggestion(argv[1], names) << "\n";
+        return 2;
+      }
+    }
     std::cerr << "amdahl: error: " << e.what() << "\n";
     std::cerr << "run 'amdahl --help' or 'amdahl COMMAND --help' for usage\n";
     return 2;

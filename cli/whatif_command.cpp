@@ -297,7 +297,7 @@ void register_whatif(CLI::App& app) {
                   "execution mode: eager, graph (CUDA-graph replay), compiled (elementwise "
                   "chains fused), compiled+graph");
   cmd->add_option("--k", *k, "speedup factor of the accelerability table's 'at Kx' column")
-      ->check(CLI::PositiveNumber)
+      ->check(finite_positive())
       ->capture_default_str();
   // --device FILE (a device YAML file rather than an instance name) replaces the system's
   // default device with the file's.

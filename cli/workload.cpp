@@ -2,17 +2,51 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
 #include "util/error.h"
+#include "util/suggest.h"
 
 #ifdef AMDAHL_WITH_ONNX_IMPORT
 #include "graphs/onnx/onnx_import.h"
 #endif
 
 namespace amdahl::cli {
+
+const CLI::Validator& at_least_one() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        std::int64_t n = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+        if (ec == std::errc::result_out_of_range)
+          return fmt::format("must be an integer below 2^63 (got {})", excerpt(text));
+        if (ec != std::errc() || end != text.data() + text.size())
+          return fmt::format("expected an integer (got '{}')", excerpt(text));
+        return n >= 1 ? std::string() : fmt::format("must be >= 1 (got {})", n);
+      },
+      "INT >= 1");
+  return v;
+}
+
+const CLI::Validator& finite_positive() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double x = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0')
+          return fmt::format("expected a number (got '{}')", excerpt(text));
+        return std::isfinite(x) && x > 0
+                   ? std::string()
+                   : fmt::format("must be a finite number > 0 (got {})", excerpt(text));
+      },
+      "NUMBER > 0");
+  return v;
+}
 
 void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
                           const std::vector<std::string>& formats) {
@@ -28,7 +62,7 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
     cmd->add_option("--device", o.device, "device that runs the ops (default: the system's)");
   }
   cmd->add_option("--batch", o.batch, "samples per step (binds the size 'batch')")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least_one());
   cmd->add_option("--set", o.sets, "bind a symbolic size, NAME=VALUE (repeatable)");
   cmd->add_option("--mode", o.mode, "training step or inference pass")
       ->check(CLI::IsMember({"train", "infer"}))
@@ -38,7 +72,7 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
       ->capture_default_str();
   cmd->add_option("--accumulate", o.accumulate,
                   "micro-batches per optimizer step (gradient accumulation; train mode)")
-      ->check(CLI::PositiveNumber)
+      ->check(at_least_one())
       ->capture_default_str();
   cmd->add_option("--format", o.format, "output format")
       ->check(CLI::IsMember(formats))

@@ -17,6 +17,11 @@
 
 namespace amdahl::cli {
 
+// Option checks with plain messages ("must be >= 1 (got 0)"), for counts and for finite
+// positive factors (CLI11's PositiveNumber accepts nan and prints its range as 309 digits).
+const CLI::Validator& at_least_one();
+const CLI::Validator& finite_positive();
+
 enum class Format { kTable, kCsv, kJson };
 
 struct WorkloadOptions {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 
 #include "graphs/layer_kind.h"
@@ -29,22 +30,35 @@ ParamValue convert(const ParamDecl& decl, const RawParam& raw, const Bindings& s
   };
   if (raw.is_list && decl.type != ParamType::kInts)
     throw UserError(located(raw.where, fmt::format("{}: expected one value, got a list", path())));
+  // The declared range (ParamDecl), for numbers and each element of a list.
+  auto in_range = [&](double v, const std::string& text) {
+    if (decl.in_range(v)) return v;
+    const std::string shown = excerpt(text);
+    throw UserError(located(
+        raw.where, fmt::format("{}: {} (got {}{})", path(), decl.range_rule(), shown,
+                               shown == fmt::format("{:g}", v) ? "" : fmt::format(" = {:g}", v))));
+  };
+  auto bounded = [&](const std::string& text) {
+    const std::int64_t v = integer(text);
+    in_range(static_cast<double>(v), text);
+    return v;
+  };
   switch (decl.type) {
     case ParamType::kInt:
-      return integer(raw.text);
+      return bounded(raw.text);
     case ParamType::kInts: {
-      if (!raw.is_list) return IntList{integer(raw.text)};
+      if (!raw.is_list) return IntList{bounded(raw.text)};
       IntList out;
-      for (const auto& item : raw.items) out.push_back(integer(item));
+      for (const auto& item : raw.items) out.push_back(bounded(item));
       return out;
     }
     case ParamType::kFloat: {
       char* end = nullptr;
       const double v = std::strtod(raw.text.c_str(), &end);
       if (end == raw.text.c_str() || *end != '\0')
-        throw UserError(
-            located(raw.where, fmt::format("{}: expected a number (got '{}')", path(), raw.text)));
-      return v;
+        throw UserError(located(
+            raw.where, fmt::format("{}: expected a number (got '{}')", path(), excerpt(raw.text))));
+      return in_range(v, raw.text);
     }
     case ParamType::kBool:
       if (raw.text == "true" || raw.text == "false") return raw.text == "true";

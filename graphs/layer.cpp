@@ -61,4 +61,30 @@ std::string Layer::error_prefix() const {
   return fmt::format("{}: layer '{}' ({})", where.str(), name, kind);
 }
 
+std::string ParamDecl::range_rule() const {
+  const bool lower = std::isfinite(min_value), upper = std::isfinite(max_value);
+  if (lower && upper) return fmt::format("must be in [{:g}, {:g}]", min_value, max_value);
+  if (lower) return fmt::format("must be >= {:g}", min_value);
+  if (upper) return fmt::format("must be <= {:g}", max_value);
+  return "must be finite";
+}
+
+void check_param_ranges(const std::vector<ParamDecl>& decls, const Layer& layer) {
+  for (const ParamDecl& d : decls) {
+    const ParamValue* value = layer.param(d.name);
+    if (!value) continue;
+    auto fail = [&](double v) {
+      throw UserError(fmt::format("parameter '{}': {} (got {:g})", d.name, d.range_rule(), v));
+    };
+    if (const auto* i = std::get_if<std::int64_t>(value)) {
+      if (!d.in_range(static_cast<double>(*i))) fail(static_cast<double>(*i));
+    } else if (const auto* f = std::get_if<double>(value)) {
+      if (!d.in_range(*f)) fail(*f);
+    } else if (const auto* list = std::get_if<IntList>(value)) {
+      for (const std::int64_t v : *list)
+        if (!d.in_range(static_cast<double>(v))) fail(static_cast<double>(v));
+    }
+  }
+}
+
 }  // namespace amdahl::graphs

@@ -5,7 +5,9 @@
 
 #include <boost/container/flat_map.hpp>
 #include <boost/container/small_vector.hpp>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -32,6 +34,8 @@ enum class ParamType {
 // A layer's parameters by name, in name order: a sorted vector, one allocation per layer.
 using ParamMap = boost::container::flat_map<std::string, ParamValue, std::less<>>;
 
+struct Layer;
+
 struct ParamDecl {
   std::string name;
   ParamType type = ParamType::kInt;
@@ -39,7 +43,30 @@ struct ParamDecl {
   std::string default_value;  // text, applied when absent; empty = optional without default
   std::string description;
   std::vector<std::string> choices;
+  // The valid range of a number (each element of a list), checked when the layer is bound
+  // (graphs/bind.cpp) at every sweep point: a stride of 0 or a probability of 2 is a located
+  // error, not a division by zero or a silent wrong number.
+  double min_value = -std::numeric_limits<double>::infinity();
+  double max_value = std::numeric_limits<double>::infinity();
+
+  ParamDecl& at_least(double v) {
+    min_value = v;
+    return *this;
+  }
+  ParamDecl& within(double lo, double hi) {
+    min_value = lo;
+    max_value = hi;
+    return *this;
+  }
+  bool in_range(double v) const { return std::isfinite(v) && v >= min_value && v <= max_value; }
+  // "must be >= 1", "must be in [0, 1]", or "must be finite".
+  std::string range_rule() const;
 };
+
+// Checks every declared numeric parameter of `layer` against its range (ParamDecl); throws
+// UserError "parameter 'stride': must be >= 1 (got 0)" for the first outside it. Binding checks
+// as it converts; layers built otherwise (the ONNX importer) call this.
+void check_param_ranges(const std::vector<ParamDecl>& decls, const Layer& layer);
 
 struct Layer {
   std::string name;

@@ -412,7 +412,7 @@ class Reader {
 
 Network load_network(const std::string& path) {
   const YamlFile file = load_yaml_file(path);
-  return Reader(file).read();
+  return with_yaml_errors(file, [&] { return Reader(file).read(); });
 }
 
 }  // namespace amdahl::graphs

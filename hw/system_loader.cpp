@@ -23,7 +23,8 @@ Record read_file(const YamlFile& file, const std::vector<Field>& schema) {
               describe_node(file.root));
     diags.throw_if_any();
   }
-  Record r = read_record(file, file.root, schema, "", diags);
+  Record r =
+      with_yaml_errors(file, [&] { return read_record(file, file.root, schema, "", diags); });
   diags.throw_if_any();
   return r;
 }

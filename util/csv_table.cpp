@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "util/error.h"
+#include "util/input_file.h"
 #include "util/suggest.h"
 
 namespace amdahl {
@@ -36,6 +37,7 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 }
 
 CsvTable CsvTable::read(const std::string& path) {
+  check_input_file(path, kMaxTextInputBytes, "file");
   std::ifstream in(path);
   if (!in) throw UserError(fmt::format("{}: cannot open file", path));
   CsvTable t;

@@ -19,4 +19,10 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& ch
 // "a, b, c"
 std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
 
+// A value quoted back in an error: at most kExcerptChars characters (then "..." and the full
+// length), control and non-ASCII bytes escaped as \xNN, so that a huge or binary value (a
+// 100 MB string, a file's contents, terminal escapes) is never echoed whole or raw.
+inline constexpr std::size_t kExcerptChars = 60;
+std::string excerpt(std::string_view text);
+
 }  // namespace amdahl

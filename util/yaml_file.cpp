@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/input_file.h"
+
 namespace amdahl {
 
 SourceLocation YamlFile::where(const YAML::Node& node) const {
@@ -23,6 +25,7 @@ YamlFile parse_yaml_text(const std::string& text, const std::string& name) {
 }
 
 YamlFile load_yaml_file(const std::string& path) {
+  check_input_file(path, kMaxTextInputBytes, "file");
   std::ifstream in(path);
   if (!in) throw UserError(fmt::format("{}: cannot open file", path));
   std::stringstream buffer;

@@ -137,6 +137,11 @@ std::vector<Value> ImportContext::emit(const ::onnx::NodeProto& node, const std:
   layer.params = std::move(params);
   for (const auto& [k, v] : defaults_of(kind_name)) layer.params.emplace(k, v);
   layer.where = SourceLocation{file_, 0, 0};
+  try {
+    check_param_ranges(kind.params, layer);
+  } catch (const UserError& e) {
+    fail(node, fmt::format("{} {}", kind_name, e.what()));
+  }
   std::vector<TensorInfo> infos;
   bool all_constant = true;
   bool trainable = false;

@@ -8,6 +8,7 @@
 #include "graphs/onnx/import_context.h"
 #include "graphs/onnx/tensor_data.h"
 #include "util/error.h"
+#include "util/input_file.h"
 #include "util/suggest.h"
 
 namespace amdahl::graphs::onnx {
@@ -15,6 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 ::onnx::ModelProto read_model(const std::string& path) {
+  check_input_file(path, kMaxModelInputBytes, "the ONNX model");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(fmt::format("{}: cannot open the file", path));
   ::onnx::ModelProto model;

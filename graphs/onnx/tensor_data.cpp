@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "util/error.h"
+#include "util/input_file.h"
+#include "util/suggest.h"
 
 namespace amdahl::graphs::onnx {
 namespace {
@@ -57,9 +61,28 @@ std::string read_external(const ::onnx::TensorProto& t, const std::string& model
   std::int64_t offset = 0;
   for (const auto& kv : t.external_data()) {
     if (kv.key() == "location") location = kv.value();
-    if (kv.key() == "offset") offset = std::stoll(kv.value());
+    if (kv.key() == "offset") {
+      const std::string& v = kv.value();
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), offset);
+      if (ec != std::errc() || end != v.data() + v.size())
+        throw UserError(fmt::format("{}: the external data of '{}' has offset '{}', not an integer",
+                                    where, excerpt(t.name()), excerpt(v)));
+    }
   }
-  const std::string path = (std::filesystem::path(model_dir) / location).string();
+  // The ONNX external-data rule: a location relative to the model's directory, without "..".
+  const std::filesystem::path rel(location);
+  const bool escapes = std::any_of(rel.begin(), rel.end(),
+                                   [](const std::filesystem::path& part) { return part == ".."; });
+  if (location.empty() || rel.is_absolute() || rel.has_root_name() || escapes)
+    throw UserError(fmt::format(
+        "{}: the external data of '{}' is at '{}'; ONNX requires a location relative to the "
+        "model's directory, without '..'",
+        where, excerpt(t.name()), excerpt(location)));
+  const std::string path = (std::filesystem::path(model_dir) / rel).string();
+  check_input_file(path, kMaxModelInputBytes, "external data");
+  if (offset < 0 || bytes < 0)
+    throw UserError(fmt::format("{}: the external data of '{}' has a negative offset or length",
+                                where, excerpt(t.name())));
   std::ifstream in(path, std::ios::binary);
   std::string raw(static_cast<std::size_t>(bytes), '\0');
   if (!in || !in.seekg(offset) || !in.read(raw.data(), bytes))

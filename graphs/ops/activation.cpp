@@ -76,7 +76,7 @@ void register_activation_ops(LayerRegistry& r) {
       .name = "dropout",
       .summary = "random zeroing with probability p (training only; identity in inference)",
       .op_class = OpClass::kElementwise,
-      .params = {float_param("p", "drop probability", "0.5")},
+      .params = {float_param("p", "drop probability", "0.5").within(0, 1)},
       .infer = same_as_input,
       .forward =
           [](ForwardContext& ctx) {

@@ -190,9 +190,9 @@ void register_attention_decoder_ops(LayerRegistry& r) {
       .summary = "LSTM decoder with additive attention fed back each step (TF legacy_seq2seq "
                  "attention_decoder); inputs x [Td, N, E], enc [Te, N, H], optional h0, c0",
       .op_class = OpClass::kRnn,
-      .params = {int_param("hidden_size", "LSTM units H (the encoder's width)"),
-                 int_param("num_layers", "stacked LSTM layers", "1"),
-                 int_param("attention_size", "attention vector size A (0: H)", "0")},
+      .params = {int_param("hidden_size", "LSTM units H (the encoder's width)").at_least(1),
+                 int_param("num_layers", "stacked LSTM layers", "1").at_least(1),
+                 int_param("attention_size", "attention vector size A (0: H)", "0").at_least(0)},
       .min_inputs = 2,
       .max_inputs = 4,
       .infer =

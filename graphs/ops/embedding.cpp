@@ -51,8 +51,8 @@ void register_embedding_ops(LayerRegistry& r) {
       .name = "embedding",
       .summary = "table lookup of integer ids -> [..., embedding_dim]; sparse weight gradient",
       .op_class = OpClass::kEmbedding,
-      .params = {int_param("num_embeddings", "rows of the table (vocabulary)"),
-                 int_param("embedding_dim", "width of a row"),
+      .params = {int_param("num_embeddings", "rows of the table (vocabulary)").at_least(1),
+                 int_param("embedding_dim", "width of a row").at_least(1),
                  choice_param("dtype", {"fp32", "fp16", "bf16"}, "storage of the table", "fp32")},
       .infer = infer,
       .weights =

@@ -147,7 +147,7 @@ void register_linear_ops(LayerRegistry& r) {
       .name = "linear",
       .summary = "fully connected y = x W^T + b over the last dim",
       .op_class = OpClass::kGemm,
-      .params = {int_param("out_features", "output features"),
+      .params = {int_param("out_features", "output features").at_least(1),
                  ParamDecl{"in_features",
                            ParamType::kInt,
                            false,

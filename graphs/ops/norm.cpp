@@ -88,7 +88,7 @@ void register_norm_ops(LayerRegistry& r) {
       .name = "batchnorm2d",
       .summary = "batch normalization over N, H, W per channel (learned scale and shift)",
       .op_class = OpClass::kNormalization,
-      .params = {float_param("eps", "variance epsilon", "1e-5")},
+      .params = {float_param("eps", "variance epsilon", "1e-5").at_least(0)},
       .infer =
           [](const Layer& layer, const std::vector<TensorInfo>& in) {
             check(in.front().shape.size() >= 2, layer, [&] {
@@ -104,7 +104,7 @@ void register_norm_ops(LayerRegistry& r) {
       .name = "instance_norm",
       .summary = "instance normalization over the spatial dims of each (n, c) (scale, shift per C)",
       .op_class = OpClass::kNormalization,
-      .params = {float_param("eps", "variance epsilon", "1e-5")},
+      .params = {float_param("eps", "variance epsilon", "1e-5").at_least(0)},
       .infer =
           [](const Layer& layer, const std::vector<TensorInfo>& in) {
             check(in.front().shape.size() >= 3, layer, [&] {
@@ -121,7 +121,7 @@ void register_norm_ops(LayerRegistry& r) {
       .summary = "layer normalization over the dims from `axis` to the end (learned gain, bias)",
       .op_class = OpClass::kNormalization,
       .params = {int_param("axis", "first normalized dim (negative counts from the end)", "-1"),
-                 float_param("eps", "variance epsilon", "1e-5"),
+                 float_param("eps", "variance epsilon", "1e-5").at_least(0),
                  bool_param("affine", "learned gain and bias", "true")},
       .infer =
           [](const Layer& layer, const std::vector<TensorInfo>& in) {
@@ -144,7 +144,7 @@ void register_norm_ops(LayerRegistry& r) {
       .name = "lrn",
       .summary = "local response normalization across 2r+1 channels (AlexNet)",
       .op_class = OpClass::kNormalization,
-      .params = {int_param("depth_radius", "r: channels on each side", "2"),
+      .params = {int_param("depth_radius", "r: channels on each side", "2").at_least(0),
                  float_param("bias", "k", "1"), float_param("alpha", "alpha", "1e-4"),
                  float_param("beta", "beta", "0.75")},
       .infer = same_as_input,

@@ -50,10 +50,11 @@ LayerKind pool(std::string name, std::string summary, bool reads_input_in_backwa
       .name = std::move(name),
       .summary = std::move(summary),
       .op_class = OpClass::kPooling,
-      .params = {ParamDecl{"kernel", ParamType::kInts, false, "", "window R x S", {}},
+      .params = {ParamDecl{"kernel", ParamType::kInts, false, "", "window R x S", {}}.at_least(1),
                  ParamDecl{
-                     "stride", ParamType::kInts, false, "", "stride (default: the window)", {}},
-                 ints_param("padding", "padding per side", "0"),
+                     "stride", ParamType::kInts, false, "", "stride (default: the window)", {}}
+                     .at_least(1),
+                 ints_param("padding", "padding per side", "0").at_least(0),
                  choice_param("padding_mode", {"explicit", "same", "valid"},
                               "explicit uses `padding`; same/valid as TensorFlow", "explicit"),
                  bool_param("ceil_mode", "round the output size up", "false"),

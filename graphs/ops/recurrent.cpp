@@ -235,8 +235,8 @@ void backward(Cell cell, BackwardContext& ctx) {
 
 LayerKind recurrent(Cell cell, std::string name, std::string summary) {
   std::vector<ParamDecl> params{
-      int_param("hidden_size", "hidden units H per direction"),
-      int_param("num_layers", "stacked layers", "1"),
+      int_param("hidden_size", "hidden units H per direction").at_least(1),
+      int_param("num_layers", "stacked layers", "1").at_least(1),
       bool_param("bidirectional", "run a reverse direction too (outputs concatenated)", "false"),
       bool_param("batch_first", "x is [N, T, I] instead of [T, N, I]", "false"),
       int_param("bias_vectors", "bias vectors per gate: 2 as cuDNN/PyTorch, 1 as TensorFlow, 0",

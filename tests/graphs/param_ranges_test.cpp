@@ -1,0 +1,113 @@
+// Layer parameters outside their declared range (graphs/layer.h ParamDecl) are located errors
+// naming the layer, the parameter and the rule, in network files, at any bound size, and in
+// the registry's declarations; a value quoted back is a short escaped excerpt.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "graphs/layer_kind.h"
+#include "graphs/lower.h"
+#include "graphs/network.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+using namespace amdahl;
+using namespace amdahl::graphs;
+using Catch::Contains;
+
+namespace {
+
+// A convnet whose first layer is `layer` (one YAML flow map), written to a temporary file.
+std::string network_with(const std::string& layer) {
+  const auto path =
+      std::filesystem::temp_directory_path() /
+      ("amdahl_param_ranges_" + std::to_string(std::hash<std::string>{}(layer)) + ".yaml");
+  std::ofstream(path) << "name: t\ndescription: t\nsource: t\n"
+                         "sizes:\n  batch: {default: 4, description: b}\n"
+                         "  s: {default: 1, description: a stride}\n"
+                         "inputs:\n  - {name: x, shape: [batch, 3, 32, 32], dtype: fp32}\n"
+                         "  - {name: y, shape: [batch], dtype: int64}\n"
+                         "layers:\n  "
+                      << layer
+                      << "\n  - {name: flat, kind: flatten}\n"
+                         "  - {name: fc, kind: linear, out_features: 10}\n"
+                         "  - {name: loss, kind: softmax_cross_entropy, inputs: [fc, y]}\n";
+  return path.string();
+}
+
+std::string error_of(const std::string& layer, const Bindings& sizes = {}) {
+  try {
+    lower(bind_sizes(load_network(network_with(layer)), sizes), {.mode = Mode::kTrain});
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("out-of-range layer parameters are located errors", "[graphs][ranges]") {
+  CHECK_THAT(error_of("- {name: c, kind: conv2d, out_channels: 8, kernel: 3, stride: 0}"),
+             Contains(":11:65:") && Contains("layer 'c' parameter 'stride': must be >= 1 (got 0)"));
+  CHECK_THAT(error_of("- {name: p, kind: maxpool2d, kernel: 2, stride: 0}"),
+             Contains("layer 'p' parameter 'stride': must be >= 1 (got 0)"));
+  CHECK_THAT(error_of("- {name: c, kind: conv2d, out_channels: 8, kernel: 0}"),
+             Contains("parameter 'kernel': must be >= 1 (got 0)"));
+  CHECK_THAT(error_of("- {name: c, kind: conv2d, out_channels: 8, kernel: [3, 0]}"),
+             Contains("parameter 'kernel': must be >= 1 (got 0)"));
+  CHECK_THAT(error_of("- {name: c, kind: conv2d, out_channels: 8, kernel: 3, dilation: 0}"),
+             Contains("parameter 'dilation': must be >= 1 (got 0)"));
+  CHECK_THAT(error_of("- {name: c, kind: conv2d, out_channels: 8, kernel: 3, padding: -5}"),
+             Contains("parameter 'padding': must be >= 0 (got -5)"));
+  CHECK_THAT(error_of("- {name: c, kind: conv2d, out_channels: -5, kernel: 3}"),
+             Contains("parameter 'out_channels': must be >= 1 (got -5)"));
+  CHECK_THAT(error_of("- {name: d, kind: dropout, p: 2}"),
+             Contains("layer 'd' parameter 'p': must be in [0, 1] (got 2)"));
+  CHECK_THAT(error_of("- {name: d, kind: dropout, p: nan}"),
+             Contains("parameter 'p': must be in [0, 1] (got nan)"));
+  // In range: the same layers lower.
+  CHECK(error_of("- {name: c, kind: conv2d, out_channels: 8, kernel: 3, stride: 2}") == "no error");
+  CHECK(error_of("- {name: d, kind: dropout, p: 0.5}") == "no error");
+}
+
+TEST_CASE("a size that puts a parameter out of range is caught at that size", "[graphs][ranges]") {
+  const std::string conv = "- {name: c, kind: conv2d, out_channels: 8, kernel: 3, stride: s}";
+  CHECK(error_of(conv, {{"s", 2}}) == "no error");
+  // The expression and its value are both shown.
+  CHECK_THAT(error_of(conv, {{"s", 0}}), Contains("parameter 'stride': must be >= 1 (got s = 0)"));
+}
+
+TEST_CASE("every stride, kernel, dilation and group count of the registry must be positive",
+          "[graphs][ranges]") {
+  // New kinds declare these through the same helpers: a kind that forgets the range fails here.
+  for (const auto& [name, kind] : layer_registry().kinds())
+    for (const ParamDecl& p : kind.params)
+      if (p.name == "stride" || p.name == "kernel" || p.name == "dilation" || p.name == "groups") {
+        INFO(name << "." << p.name);
+        CHECK(p.min_value == 1);
+      }
+}
+
+TEST_CASE("check_param_ranges checks a layer built without binding", "[graphs][ranges]") {
+  const LayerKind& conv = layer_registry().get("conv2d");
+  Layer l;
+  l.name = "c";
+  l.kind = "conv2d";
+  l.params["out_channels"] = std::int64_t{8};
+  l.params["kernel"] = IntList{3};
+  l.params["stride"] = IntList{1, 0};
+  CHECK_THROWS_WITH(check_param_ranges(conv.params, l),
+                    Contains("parameter 'stride': must be >= 1 (got 0)"));
+  l.params["stride"] = IntList{1, 1};
+  CHECK_NOTHROW(check_param_ranges(conv.params, l));
+}
+
+TEST_CASE("excerpt quotes a short escaped prefix", "[util][ranges]") {
+  CHECK(excerpt("stride") == "stride");
+  CHECK(excerpt("a\x1b[31mb") == "a\\x1b[31mb");
+  const std::string big(100000, 'x');
+  const std::string e = excerpt(big);
+  CHECK(e.size() < kExcerptChars + 30);
+  CHECK_THAT(e, Contains("... (100000 bytes)"));
+}
