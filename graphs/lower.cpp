@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <boost/container/small_vector.hpp>
+#include <cmath>
 #include <deque>
 #include <map>
 #include <optional>
@@ -594,14 +595,30 @@ class Lowerer {
 
 }  // namespace
 
+void check_numbers(const OpGraph& graph) {
+  for (OpId id = 0; id < graph.size(); ++id) {
+    const Operator& op = graph.op(id);
+    for (const auto& [what, v] :
+         {std::pair{"FLOPs", op.flops}, std::pair{"bytes read", op.bytes_read},
+          std::pair{"bytes written", op.bytes_written}})
+      if (!std::isfinite(v) || v < 0)
+        throw UserError(fmt::format(
+            "op '{}' (layer '{}'): {} {:g}: a count overflowed (are the sizes too large?)", op.name,
+            op.layer, what, v));
+  }
+}
+
 LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options) {
-  return Lowerer(network, options, nullptr).run();
+  LoweredNetwork out = Lowerer(network, options, nullptr).run();
+  check_numbers(out.graph);
+  return out;
 }
 
 LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options,
                      std::shared_ptr<const LoweringPlan>& plan) {
   auto recorded = std::make_shared<LoweringPlan>();
   LoweredNetwork out = Lowerer(network, options, recorded.get()).run();
+  check_numbers(out.graph);
   plan = std::move(recorded);
   return out;
 }

@@ -85,6 +85,10 @@ struct LoweredNetwork {
 // network without a loss layer, or accumulation_steps < 1 (or > 1 in inference).
 LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options);
 
+// Throws UserError naming the op when an op's FLOPs or bytes are not finite and >= 0 (a count
+// that overflowed): lower() and relower() call it, so no such number reaches a prediction.
+void check_numbers(const OpGraph& graph);
+
 // Re-evaluating a lowered network at other sizes (sweeps) without lowering it again
 // (relower.cpp; the plan is lowering_plan.h).
 //

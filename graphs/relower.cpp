@@ -195,7 +195,9 @@ class Relowerer {
 }  // namespace
 
 bool relower(const LoweringPlan& plan, const BoundNetwork& network, LoweredNetwork& net) {
-  return Relowerer(plan, network, net).run();
+  const bool done = Relowerer(plan, network, net).run();
+  if (done) check_numbers(net.graph);
+  return done;
 }
 
 }  // namespace amdahl::graphs

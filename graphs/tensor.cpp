@@ -6,6 +6,8 @@
 #include <array>
 #include <utility>
 
+#include "util/error.h"
+
 namespace amdahl::graphs {
 namespace {
 struct DTypeInfo {
@@ -42,7 +44,10 @@ std::vector<std::string> dtype_names() {
 
 std::int64_t elements(const Shape& s) {
   std::int64_t n = 1;
-  for (const auto d : s) n *= d;
+  for (const auto d : s)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n))
+      throw UserError(fmt::format("a tensor of shape {} has {} elements: sizes too large?",
+                                  shape_str(s), d < 0 ? "a negative count of" : "more than 2^63"));
   return n;
 }
 

@@ -9,6 +9,7 @@
 #include "graphs/layer_kind.h"
 #include "graphs/lower.h"
 #include "graphs/network.h"
+#include "graphs/zoo.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -110,4 +111,16 @@ TEST_CASE("excerpt quotes a short escaped prefix", "[util][ranges]") {
   const std::string e = excerpt(big);
   CHECK(e.size() < kExcerptChars + 30);
   CHECK_THAT(e, Contains("... (100000 bytes)"));
+}
+
+TEST_CASE("sizes that overflow a count are errors, not wrapped numbers", "[graphs][ranges]") {
+  // 2^53 images of 3 x 32 x 32 are more than 2^63 elements.
+  const Network alexnet = load_network(network_with("- {name: r, kind: relu}"));
+  CHECK_THROWS_WITH(lower(bind_sizes(alexnet, {{"batch", std::int64_t{1} << 53}}), {}),
+                    Contains("has more than 2^63 elements"));
+  // The attention scores of a 10^9-token sequence: seq_len^2 x heads x batch overflows 2^63
+  // in the FLOP count, which check_numbers reports with the op.
+  const Network bert = load_zoo_network("bert-base");
+  CHECK_THROWS_WITH(lower(bind_sizes(bert, {{"seq_len", 1000000000}}), {}),
+                    Contains("op '") && Contains("overflowed"));
 }
