@@ -72,7 +72,8 @@ import math
 import os
 import statistics
 import sys
-import tempfile
+
+from atomic_write import write_atomically
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_DATA = os.path.join(REPO_ROOT, "..", "shared", "data", "h200")
@@ -914,16 +915,7 @@ def main():
     if a.explain:
         explain(res, validation)
     if a.out:
-        d = os.path.dirname(os.path.abspath(a.out))
-        fd, tmp = tempfile.mkstemp(prefix=".fit_h200_runtime.", dir=d)
-        try:
-            with os.fdopen(fd, "w") as fh:
-                fh.write(text)
-            os.replace(tmp, a.out)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_atomically(a.out, text)
     else:
         sys.stdout.write(text)
     return 0

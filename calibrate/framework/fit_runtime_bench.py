@@ -64,7 +64,8 @@ import os
 import re
 import statistics
 import sys
-import tempfile
+
+from atomic_write import write_atomically
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLUMNS = ["bench", "shape", "time_s", "reps"]
@@ -394,16 +395,7 @@ def main():
         return 2
     text = render(res, bench, label)
     if a.out:
-        d = os.path.dirname(os.path.abspath(a.out))
-        fd, tmp = tempfile.mkstemp(prefix=".fit_runtime_bench.", dir=d)
-        try:
-            with os.fdopen(fd, "w") as fh:
-                fh.write(text)
-            os.replace(tmp, a.out)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_atomically(a.out, text)
     else:
         sys.stdout.write(text)
     return 0

@@ -47,8 +47,9 @@ import os
 import platform
 import statistics
 import sys
-import tempfile
 import time
+
+from atomic_write import write_atomically
 
 try:
     import torch
@@ -296,19 +297,6 @@ def provenance(device):
     return lines
 
 
-def write(path, text):
-    """Writes `text` to `path` through a temporary beside it: complete or not at all."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".runtime_bench.")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="cpu", help="PyTorch device (default: cpu)")
@@ -326,7 +314,7 @@ def main():
     torch.manual_seed(0)
     text = "\n".join(provenance(device) + ["bench,shape,time_s,reps"] + run(device, args.quick))
     if args.out:
-        write(args.out, text + "\n")
+        write_atomically(args.out, text + "\n")
     else:
         print(text)
 
