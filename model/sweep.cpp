@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "util/error.h"
+#include "util/suggest.h"
 
 namespace amdahl::model {
 namespace {
@@ -59,8 +60,17 @@ SweepAxis parse_vary(const std::string& text) {
       if (geometric && step < 2)
         throw UserError(fmt::format("--vary {}: a geometric factor must be at least 2", text));
     }
-    for (std::int64_t v = from; v <= to; v = geometric ? v * step : v + step)
+    // Stops at `to` or where the next value would overflow; at most kMaxSweepPoints values.
+    for (std::int64_t v = from; v <= to;) {
+      if (axis.values.size() >= kMaxSweepPoints)
+        throw UserError(fmt::format(
+            "--vary {}: range {} has more than {} points, the most a sweep takes; give a step "
+            "(A..B:STEP) or a factor (A..B:xF)",
+            excerpt(text), excerpt(item), kMaxSweepPoints));
       axis.values.push_back(v);
+      if (geometric ? __builtin_mul_overflow(v, step, &v) : __builtin_add_overflow(v, step, &v))
+        break;
+    }
   }
   return axis;
 }
@@ -71,6 +81,13 @@ std::vector<graphs::Bindings> sweep_grid(const std::vector<SweepAxis>& axes,
   for (const auto& a : axes)
     if (!seen.insert(a.name).second)
       throw UserError(fmt::format("--vary {}: the size is varied twice", a.name));
+  std::size_t points = 1;
+  for (const auto& a : axes)
+    if (__builtin_mul_overflow(points, a.values.size(), &points) || points > kMaxSweepPoints)
+      throw UserError(
+          fmt::format("--vary: the grid has more than {} points, the most a sweep "
+                      "takes; vary fewer sizes or fewer values",
+                      kMaxSweepPoints));
   std::vector<graphs::Bindings> grid{base};
   for (const auto& a : axes) {
     std::vector<graphs::Bindings> next;

@@ -27,6 +27,10 @@ struct SweepAxis {
 // "batch=1,2,4", "batch=1..1000" (inclusive, step 1), "batch=1..1024:x2" (geometric, factor
 // 2) or "batch=16..512:16" (step 16); items combine ("batch=1,2,8..64:8"). Throws UserError
 // for a malformed item or a value that is not a positive integer.
+// The most points one axis or the whole grid may have (docs/reliability.md): more is surely a
+// mistyped range, and each point is a prediction.
+inline constexpr std::size_t kMaxSweepPoints = 100000;
+
 SweepAxis parse_vary(const std::string& text);
 
 // The cartesian product of the axes (the last axis varies fastest), each point on top of

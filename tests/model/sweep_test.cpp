@@ -78,3 +78,14 @@ TEST_CASE("sweep rethrows the first error", "[model][sweep]") {
   CHECK_THROWS_WITH(sweep(failing, system, {{{"batch", 1}}, {{"batch", 2}}}, SweepOptions{}),
                     "no such size");
 }
+
+TEST_CASE("a sweep range ends at the largest integers and is bounded in points", "[model][sweep]") {
+  // The last step would overflow: the range stops instead of wrapping around for ever.
+  const SweepAxis top = parse_vary("batch=9223372036854775806..9223372036854775807:x2");
+  REQUIRE(top.values.size() == 1);
+  CHECK(parse_vary("batch=9223372036854775806..9223372036854775807").values.size() == 2);
+  CHECK_THROWS_WITH(parse_vary("batch=1..100000000"), Catch::Contains("more than 100000 points"));
+  CHECK(parse_vary("batch=1..100000000:1000").values.size() == 100000);
+  CHECK_THROWS_WITH(sweep_grid({parse_vary("a=1..1000"), parse_vary("b=1..1000")}, {}),
+                    Catch::Contains("the grid has more than 100000 points"));
+}
