@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "calibrate/efficiency_fit.h"
+#include "util/atomic_file.h"
 
 namespace amdahl::calibrate {
 
@@ -36,22 +37,6 @@ std::string set_top_level_keys(const std::string& text,
 
 // `s` as a double-quoted YAML string.
 std::string quoted_yaml(const std::string& s);
-
-// Writes `text` to `path` through a temporary file in the same folder, runs `validate` on the
-// temporary file, and renames it over `path` only when validation passes; on any failure the
-// temporary file is removed and `path` is left as it was (never half-written).
-void write_file_atomically(const std::string& path, const std::string& text,
-                           const std::function<void(const std::string&)>& validate = {});
-
-// Several files that belong together (a calibrated device and its link): every temporary is
-// written and validated before any of them replaces its target, so one that fails leaves
-// all targets as they were.
-struct PendingFile {
-  std::string path;
-  std::string text;
-  std::function<void(const std::string&)> validate;
-};
-void write_files_atomically(const std::vector<PendingFile>& files);
 
 // Reads a whole text file; UserError when it cannot be read.
 std::string read_text_file(const std::string& path);

@@ -3,8 +3,10 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/commands.h"
+#include "cli/output_files.h"
 #include "cli/workload.h"
 
 namespace amdahl::cli {
@@ -67,6 +69,7 @@ void register_graph(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("graph", "print the lowered operator DAG");
   add_workload_options(cmd, *o, false, {"dot", "json"});
   cmd->callback([o] {
+    OutputDir out(o->out_dir, o->force);
     const graphs::BoundNetwork bound = load_bound_network(*o, size_overrides(*o));
     // No system: the optimizer is lowered per tensor.
     const graphs::LoweredNetwork net = graphs::lower(bound, lowering_options(*o, hw::SystemSpec{}));
@@ -74,6 +77,13 @@ void register_graph(CLI::App& app) {
       std::cout << graph_json(net).dump(1) << '\n';
     else
       print_dot(std::cout, net);
+    if (out) {
+      std::ostringstream dot;
+      print_dot(dot, net);
+      out.add("graph.dot", dot.str());
+      out.add("graph.json", graph_json(net).dump(1) + "\n");
+      out.commit();
+    }
   });
 }
 

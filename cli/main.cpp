@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -53,6 +55,14 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "amdahl: internal error (please report): " << e.what() << "\n";
     return 70;
+  }
+  // A result that could not be written (a full disk, a closed pipe) is a failure, not exit 0.
+  std::cout.flush();
+  if (!std::cout) {
+    const int err = errno;
+    std::cerr << "amdahl: error: cannot write the output to standard output ("
+              << (err ? std::strerror(err) : "write failed") << ")\n";
+    return 2;
   }
   return 0;
 }

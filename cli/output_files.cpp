@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
+#include <iostream>
 
 #include "cli/report.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/suggest.h"
 
 namespace amdahl::cli {
 
@@ -87,23 +89,48 @@ nlohmann::json timeline_json(const model::Prediction& p, const graphs::OpGraph& 
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out || !(out << text)) throw UserError(fmt::format("{}: cannot write", path));
+OutputDir::OutputDir(std::string dir, bool force) : dir_(std::move(dir)), force_(force) {
+  if (dir_.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir_, ec);
+  if (!fs::exists(st)) return;
+  if (!fs::is_directory(st))
+    throw UserError(fmt::format("-o {}: exists and is not a folder", excerpt(dir_)));
+  if (!force_ && !fs::is_empty(dir_, ec))
+    throw UserError(fmt::format(
+        "-o {}: the folder is not empty; give --force to replace the files amdahl writes there",
+        excerpt(dir_)));
 }
 
-namespace {
-void write_json(const std::filesystem::path& path, const nlohmann::json& j) {
-  write_text_file(path.string(), j.dump(1) + "\n");
+void OutputDir::add(const std::string& name, std::string text) {
+  files_.emplace_back(name, std::move(text));
 }
-}  // namespace
 
-void write_output_files(const std::string& dir, const WorkloadOptions& o, const Workload& w,
-                        const model::Prediction& p) {
-  prepare_out_dir(dir);
-  const std::filesystem::path d(dir);
-  write_json(d / "prediction.json", prediction_json(p));
-  write_json(d / "timeline.json", timeline_json(p, w.lowered.graph));
+void OutputDir::commit() {
+  if (dir_.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool created = fs::create_directories(dir_, ec);
+  if (ec || !fs::is_directory(dir_))
+    throw UserError(
+        fmt::format("-o {}: cannot create the folder ({})", excerpt(dir_), ec.message()));
+  std::vector<PendingFile> pending;
+  for (const auto& [name, text] : files_)
+    pending.push_back({(fs::path(dir_) / name).string(), text, {}});
+  try {
+    write_files_atomically(pending);
+  } catch (...) {
+    if (created) fs::remove(dir_, ec);
+    throw;
+  }
+  for (const auto& f : pending) std::cerr << fmt::format("wrote {}\n", f.path);
+}
+
+void add_prediction_files(OutputDir& out, const WorkloadOptions& o, const Workload& w,
+                          const model::Prediction& p) {
+  out.add("prediction.json", prediction_json(p).dump(1) + "\n");
+  out.add("timeline.json", timeline_json(p, w.lowered.graph).dump(1) + "\n");
   nlohmann::json config;
   config["model"] = o.model;
   config["onnx"] = o.onnx;
@@ -114,7 +141,7 @@ void write_output_files(const std::string& dir, const WorkloadOptions& o, const 
   config["sizes"] = w.network.sizes;
   config["mode"] = o.mode;
   config["precision"] = o.precision;
-  write_json(d / "config.json", config);
+  out.add("config.json", config.dump(1) + "\n");
 }
 
 }  // namespace amdahl::cli

@@ -14,6 +14,7 @@ void register_predict(CLI::App& app) {
       app.add_subcommand("predict", "predict the time of one training step or inference pass");
   add_workload_options(cmd, *o, true, {"table", "csv", "json"});
   cmd->callback([o] {
+    OutputDir out(o->out_dir, o->force);
     const Workload w = load_workload(*o);
     const model::Prediction p = model::predict(w.lowered, w.system, w.predict);
     switch (parse_format(o->format)) {
@@ -27,7 +28,8 @@ void register_predict(CLI::App& app) {
         print_prediction_table(std::cout, p);
         break;
     }
-    if (!o->out_dir.empty()) write_output_files(o->out_dir, *o, w, p);
+    add_prediction_files(out, *o, w, p);
+    out.commit();
   });
 }
 
@@ -37,6 +39,7 @@ void register_breakdown(CLI::App& app) {
       "breakdown", "where the time goes: by op class, phase, layer and binding resource");
   add_workload_options(cmd, *o, true, {"table", "csv", "json"});
   cmd->callback([o] {
+    OutputDir out(o->out_dir, o->force);
     const Workload w = load_workload(*o);
     const model::Prediction p = model::predict(w.lowered, w.system, w.predict);
     switch (parse_format(o->format)) {
@@ -50,7 +53,8 @@ void register_breakdown(CLI::App& app) {
         print_breakdown_table(std::cout, p, w.lowered.graph);
         break;
     }
-    if (!o->out_dir.empty()) write_output_files(o->out_dir, *o, w, p);
+    add_prediction_files(out, *o, w, p);
+    out.commit();
   });
 }
 

@@ -66,17 +66,6 @@ model::MakeLowerAt lower_at(const WorkloadOptions& o, const hw::SystemSpec& syst
 
 std::string num(double v) { return fmt::format("{:.6g}", v); }
 
-// -o DIR: sweep.csv and sweep.json (fixed names, as predict's output files), whatever --format
-// printed.
-void write_sweep_files(const std::string& dir, const std::string& csv, const std::string& json) {
-  prepare_out_dir(dir);
-  for (const auto& [name, text] : {std::pair{"sweep.csv", &csv}, std::pair{"sweep.json", &json}}) {
-    const std::string path = (std::filesystem::path(dir) / name).string();
-    write_text_file(path, *text);
-    std::cerr << fmt::format("wrote {}\n", path);
-  }
-}
-
 }  // namespace
 
 void register_sweep(CLI::App& app) {
@@ -96,6 +85,7 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "worker threads (0: all cores)")
       ->capture_default_str();
   cmd->callback([o, args] {
+    OutputDir out(o->out_dir, o->force);
     const hw::SystemSpec system = hw::load_system(o->system);
     const Workload first = load_workload(*o);  // validates every input once
     std::vector<model::SweepAxis> axes;
@@ -173,10 +163,12 @@ void register_sweep(CLI::App& app) {
       t.print_csv(std::cout);
     else
       t.print(std::cout);
-    if (!o->out_dir.empty()) {
+    if (out) {
       std::ostringstream csv;
       t.print_csv(csv);
-      write_sweep_files(o->out_dir, csv.str(), json.dump(1) + "\n");
+      out.add("sweep.csv", csv.str());
+      out.add("sweep.json", json.dump(1) + "\n");
+      out.commit();
     }
   });
 }

@@ -8,10 +8,13 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
+#include "cli/output_files.h"
 #include "cli/report.h"
 #include "cli/table.h"
 #include "cli/workload.h"
@@ -19,6 +22,7 @@
 #include "model/accelerability.h"
 #include "model/whatif.h"
 #include "util/error.h"
+#include "util/input_file.h"
 #include "util/suggest.h"
 
 namespace amdahl::cli {
@@ -65,7 +69,22 @@ nlohmann::json accelerability_json(const model::Accelerability& a) {
   return {{"k", a.k}, {"host_share", a.host_share}, {"classes", rows}};
 }
 
-void run_speedups(const WorkloadOptions& o, const std::string& speedup_text, double k) {
+// Prints the result in --format and, with -o, writes it as whatif.json and whatif.csv.
+void emit(const WorkloadOptions& o, OutputDir& out,
+          const std::function<void(std::ostream&, Format)>& print) {
+  print(std::cout, parse_format(o.format));
+  if (!out) return;
+  for (const auto& [name, format] :
+       {std::pair{"whatif.json", Format::kJson}, std::pair{"whatif.csv", Format::kCsv}}) {
+    std::ostringstream text;
+    print(text, format);
+    out.add(name, text.str());
+  }
+  out.commit();
+}
+
+void run_speedups(const WorkloadOptions& o, OutputDir& out, const std::string& speedup_text,
+                  double k) {
   const Workload w = load_workload(o);
   const model::ClassSpeedups speedups = model::parse_speedups(speedup_text);
   const model::CostedStep step = model::cost_step(w.lowered, w.system, w.predict);
@@ -73,101 +92,105 @@ void run_speedups(const WorkloadOptions& o, const std::string& speedup_text, dou
   const model::WhatIf r = model::whatif(step, speedups);
   const model::Accelerability acc = model::accelerability(step, k);
   const std::string what = model::speedups_text(speedups);
-  switch (parse_format(o.format)) {
-    case Format::kJson: {
-      nlohmann::json j = prediction_json(base);
-      j["speedup"] = what;
-      j["baseline_s"] = r.baseline_s;
-      j["new_s"] = r.new_s;
-      j["speedup_x"] = r.speedup;
-      j["bound_s"] = r.bound_s;
-      j["bound_speedup"] = std::isinf(r.bound_speedup) ? -1.0 : r.bound_speedup;
-      j["sped_up_share"] = r.sped_up_share;
-      j["amdahl_formula_speedup"] =
-          std::isinf(r.amdahl_formula_speedup) ? -1.0 : r.amdahl_formula_speedup;
-      j["accelerability"] = accelerability_json(acc);
-      std::cout << j.dump(2) << '\n';
-      break;
+  const auto print = [&](std::ostream& os, Format format) {
+    switch (format) {
+      case Format::kJson: {
+        nlohmann::json j = prediction_json(base);
+        j["speedup"] = what;
+        j["baseline_s"] = r.baseline_s;
+        j["new_s"] = r.new_s;
+        j["speedup_x"] = r.speedup;
+        j["bound_s"] = r.bound_s;
+        j["bound_speedup"] = std::isinf(r.bound_speedup) ? -1.0 : r.bound_speedup;
+        j["sped_up_share"] = r.sped_up_share;
+        j["amdahl_formula_speedup"] =
+            std::isinf(r.amdahl_formula_speedup) ? -1.0 : r.amdahl_formula_speedup;
+        j["accelerability"] = accelerability_json(acc);
+        os << j.dump(2) << '\n';
+        break;
+      }
+      case Format::kCsv: {
+        Table t({"workload", "system", "device", "batch", "speedup", "baseline_s", "new_s",
+                 "speedup_x", "bound_s", "bound_speedup", "sped_up_share", "amdahl_formula"});
+        t.add({base.workload, base.system, base.device, std::to_string(base.batch), what,
+               fmt::format("{:.6g}", r.baseline_s), fmt::format("{:.6g}", r.new_s),
+               fmt::format("{:.6g}", r.speedup), fmt::format("{:.6g}", r.bound_s),
+               fmt::format("{:.6g}", r.bound_speedup), fmt::format("{:.4f}", r.sped_up_share),
+               fmt::format("{:.6g}", r.amdahl_formula_speedup)});
+        t.print_csv(os);
+        break;
+      }
+      case Format::kTable: {
+        os << header(base) << "\n";
+        os << fmt::format("what if        {}\n", what);
+        os << fmt::format("baseline       {}\n", seconds(r.baseline_s));
+        os << fmt::format("new step time  {}\n", seconds(r.new_s));
+        os << fmt::format("speedup        {}\n", times(r.speedup));
+        os << fmt::format("Amdahl bound   {} ({} with {} at zero cost)\n", seconds(r.bound_s),
+                          times(r.bound_speedup), join_classes(speedups));
+        os << fmt::format("Amdahl formula {} (critical-path share {:.1f}%, ignoring overlap)\n\n",
+                          times(r.amdahl_formula_speedup), 100 * r.sped_up_share);
+        os << fmt::format("accelerability by op class (host dispatch/sync {:.1f}% of the step):\n",
+                          100 * acc.host_share);
+        accelerability_table(acc).print(os);
+        break;
+      }
     }
-    case Format::kCsv: {
-      Table t({"workload", "system", "device", "batch", "speedup", "baseline_s", "new_s",
-               "speedup_x", "bound_s", "bound_speedup", "sped_up_share", "amdahl_formula"});
-      t.add({base.workload, base.system, base.device, std::to_string(base.batch), what,
-             fmt::format("{:.6g}", r.baseline_s), fmt::format("{:.6g}", r.new_s),
-             fmt::format("{:.6g}", r.speedup), fmt::format("{:.6g}", r.bound_s),
-             fmt::format("{:.6g}", r.bound_speedup), fmt::format("{:.4f}", r.sped_up_share),
-             fmt::format("{:.6g}", r.amdahl_formula_speedup)});
-      t.print_csv(std::cout);
-      break;
-    }
-    case Format::kTable: {
-      std::cout << header(base) << "\n";
-      std::cout << fmt::format("what if        {}\n", what);
-      std::cout << fmt::format("baseline       {}\n", seconds(r.baseline_s));
-      std::cout << fmt::format("new step time  {}\n", seconds(r.new_s));
-      std::cout << fmt::format("speedup        {}\n", times(r.speedup));
-      std::cout << fmt::format("Amdahl bound   {} ({} with {} at zero cost)\n", seconds(r.bound_s),
-                               times(r.bound_speedup), join_classes(speedups));
-      std::cout << fmt::format(
-          "Amdahl formula {} (critical-path share {:.1f}%, ignoring overlap)\n\n",
-          times(r.amdahl_formula_speedup), 100 * r.sped_up_share);
-      std::cout << fmt::format(
-          "accelerability by op class (host dispatch/sync {:.1f}% of the step):\n",
-          100 * acc.host_share);
-      accelerability_table(acc).print(std::cout);
-      break;
-    }
-  }
+  };
+  emit(o, out, print);
 }
 
-void run_device(const WorkloadOptions& o, const std::string& device_file) {
+void run_device(const WorkloadOptions& o, OutputDir& out, const std::string& device_file) {
   WorkloadOptions base_options = o;
   base_options.device.clear();
   const Workload w = load_workload(base_options);
   const hw::DeviceSpec replacement = hw::load_device_file(device_file);
   const model::DeviceWhatIf r = model::whatif_device(w.lowered, w.system, w.predict, replacement);
-  switch (parse_format(o.format)) {
-    case Format::kJson: {
-      nlohmann::json j;
-      j["baseline"] = prediction_json(r.baseline);
-      j["changed"] = prediction_json(r.changed);
-      j["device_file"] = device_file;
-      j["speedup"] = r.speedup;
-      j["bound_s"] = r.bound_s;
-      j["bound_speedup"] = std::isinf(r.bound_speedup) ? -1.0 : r.bound_speedup;
-      std::cout << j.dump(2) << '\n';
-      break;
+  const auto print = [&](std::ostream& os, Format format) {
+    switch (format) {
+      case Format::kJson: {
+        nlohmann::json j;
+        j["baseline"] = prediction_json(r.baseline);
+        j["changed"] = prediction_json(r.changed);
+        j["device_file"] = device_file;
+        j["speedup"] = r.speedup;
+        j["bound_s"] = r.bound_s;
+        j["bound_speedup"] = std::isinf(r.bound_speedup) ? -1.0 : r.bound_speedup;
+        os << j.dump(2) << '\n';
+        break;
+      }
+      case Format::kCsv: {
+        Table t({"workload", "system", "device", "batch", "baseline_model", "new_model",
+                 "baseline_s", "new_s", "speedup_x", "bound_s", "bound_speedup"});
+        t.add({r.baseline.workload, r.baseline.system, r.baseline.device,
+               std::to_string(r.baseline.batch), r.baseline.device_model, r.changed.device_model,
+               fmt::format("{:.6g}", r.baseline.step_time_s),
+               fmt::format("{:.6g}", r.changed.step_time_s), fmt::format("{:.6g}", r.speedup),
+               fmt::format("{:.6g}", r.bound_s), fmt::format("{:.6g}", r.bound_speedup)});
+        t.print_csv(os);
+        break;
+      }
+      case Format::kTable: {
+        os << header(r.baseline) << "\n";
+        os << fmt::format("what if        {} is replaced by {} ({})\n", r.baseline.device,
+                          r.changed.device_model, device_file);
+        os << fmt::format("baseline       {}\n", seconds(r.baseline.step_time_s));
+        os << fmt::format("new step time  {}\n", seconds(r.changed.step_time_s));
+        os << fmt::format("speedup        {}\n", times(r.speedup));
+        os << fmt::format("Amdahl bound   {} ({} with every accelerator op at zero cost)\n\n",
+                          seconds(r.bound_s), times(r.bound_speedup));
+        Table t({"op class", "baseline", "new"});
+        std::map<std::string, std::pair<double, double>> rows;
+        for (const auto& [k, v] : r.baseline.by_class) rows[k].first = v;
+        for (const auto& [k, v] : r.changed.by_class) rows[k].second = v;
+        for (const auto& [k, v] : rows) t.add({k, seconds(v.first), seconds(v.second)});
+        os << "critical path by op class:\n";
+        t.print(os);
+        break;
+      }
     }
-    case Format::kCsv: {
-      Table t({"workload", "system", "device", "batch", "baseline_model", "new_model", "baseline_s",
-               "new_s", "speedup_x", "bound_s", "bound_speedup"});
-      t.add({r.baseline.workload, r.baseline.system, r.baseline.device,
-             std::to_string(r.baseline.batch), r.baseline.device_model, r.changed.device_model,
-             fmt::format("{:.6g}", r.baseline.step_time_s),
-             fmt::format("{:.6g}", r.changed.step_time_s), fmt::format("{:.6g}", r.speedup),
-             fmt::format("{:.6g}", r.bound_s), fmt::format("{:.6g}", r.bound_speedup)});
-      t.print_csv(std::cout);
-      break;
-    }
-    case Format::kTable: {
-      std::cout << header(r.baseline) << "\n";
-      std::cout << fmt::format("what if        {} is replaced by {} ({})\n", r.baseline.device,
-                               r.changed.device_model, device_file);
-      std::cout << fmt::format("baseline       {}\n", seconds(r.baseline.step_time_s));
-      std::cout << fmt::format("new step time  {}\n", seconds(r.changed.step_time_s));
-      std::cout << fmt::format("speedup        {}\n", times(r.speedup));
-      std::cout << fmt::format("Amdahl bound   {} ({} with every accelerator op at zero cost)\n\n",
-                               seconds(r.bound_s), times(r.bound_speedup));
-      Table t({"op class", "baseline", "new"});
-      std::map<std::string, std::pair<double, double>> rows;
-      for (const auto& [k, v] : r.baseline.by_class) rows[k].first = v;
-      for (const auto& [k, v] : r.changed.by_class) rows[k].second = v;
-      for (const auto& [k, v] : rows) t.add({k, seconds(v.first), seconds(v.second)});
-      std::cout << "critical path by op class:\n";
-      t.print(std::cout);
-      break;
-    }
-  }
+  };
+  emit(o, out, print);
 }
 
 // The execution modes `--runtime` names, and what each sets in the system's runtime.
@@ -190,7 +213,7 @@ std::string_view mode_of(const hw::RuntimeSpec& rt) {
   return "?";
 }
 
-void run_runtime(const WorkloadOptions& o, const std::string& mode_name) {
+void run_runtime(const WorkloadOptions& o, OutputDir& out, const std::string& mode_name) {
   const auto chosen = std::find_if(kRuntimeModes.begin(), kRuntimeModes.end(),
                                    [&](const RuntimeMode& m) { return m.name == mode_name; });
   if (chosen == kRuntimeModes.end()) {
@@ -225,56 +248,59 @@ void run_runtime(const WorkloadOptions& o, const std::string& mode_name) {
     return t;
   };
   const double speedup = what.p.step_time_s > 0 ? base.step_time_s / what.p.step_time_s : 0;
-  switch (parse_format(o.format)) {
-    case Format::kJson: {
-      nlohmann::json j;
-      j["baseline"] = prediction_json(base);
-      j["baseline_runtime"] = std::string(mode_of(w.system.runtime));
-      j["runtime"] = std::string(chosen->name);
-      j["changed"] = prediction_json(what.p);
-      j["speedup"] = speedup;
-      nlohmann::json modes = nlohmann::json::array();
-      for (const Row& r : rows)
-        modes.push_back({{"runtime", r.mode->name},
-                         {"step_time_s", r.p.step_time_s},
-                         {"binding", model::step_binding(r.p)},
-                         {"host_s", host_total(r.p)},
-                         {"device_s", device_total(r.p)}});
-      j["modes"] = modes;
-      std::cout << j.dump(2) << '\n';
-      break;
+  const auto print = [&](std::ostream& os, Format format) {
+    switch (format) {
+      case Format::kJson: {
+        nlohmann::json j;
+        j["baseline"] = prediction_json(base);
+        j["baseline_runtime"] = std::string(mode_of(w.system.runtime));
+        j["runtime"] = std::string(chosen->name);
+        j["changed"] = prediction_json(what.p);
+        j["speedup"] = speedup;
+        nlohmann::json modes = nlohmann::json::array();
+        for (const Row& r : rows)
+          modes.push_back({{"runtime", r.mode->name},
+                           {"step_time_s", r.p.step_time_s},
+                           {"binding", model::step_binding(r.p)},
+                           {"host_s", host_total(r.p)},
+                           {"device_s", device_total(r.p)}});
+        j["modes"] = modes;
+        os << j.dump(2) << '\n';
+        break;
+      }
+      case Format::kCsv: {
+        Table t({"workload", "system", "device", "batch", "runtime", "step_s", "speedup_x",
+                 "binding", "host_s", "device_s"});
+        for (const Row& r : rows)
+          t.add({r.p.workload, r.p.system, r.p.device, std::to_string(r.p.batch),
+                 std::string(r.mode->name), fmt::format("{:.6g}", r.p.step_time_s),
+                 fmt::format("{:.6g}", base.step_time_s / r.p.step_time_s),
+                 std::string(model::step_binding(r.p)), fmt::format("{:.6g}", host_total(r.p)),
+                 fmt::format("{:.6g}", device_total(r.p))});
+        t.print_csv(os);
+        break;
+      }
+      case Format::kTable: {
+        os << header(base) << "\n";
+        os << fmt::format("what if        the runtime {} runs {} ({})\n", w.system.runtime.name,
+                          chosen->name, chosen->description);
+        os << fmt::format("baseline       {} ({}, {})\n", seconds(base.step_time_s),
+                          mode_of(w.system.runtime), model::step_binding(base));
+        os << fmt::format("new step time  {} ({})\n", seconds(what.p.step_time_s),
+                          model::step_binding(what.p));
+        os << fmt::format("speedup        {}\n\n", times(speedup));
+        os << "every mode (host: time issuing ops; device: busy time):\n";
+        Table t({"runtime", "step", "speedup", "binding", "host", "device"});
+        for (const Row& r : rows)
+          t.add({std::string(r.mode->name), seconds(r.p.step_time_s),
+                 times(base.step_time_s / r.p.step_time_s), std::string(model::step_binding(r.p)),
+                 seconds(host_total(r.p)), seconds(device_total(r.p))});
+        t.print(os);
+        break;
+      }
     }
-    case Format::kCsv: {
-      Table t({"workload", "system", "device", "batch", "runtime", "step_s", "speedup_x", "binding",
-               "host_s", "device_s"});
-      for (const Row& r : rows)
-        t.add({r.p.workload, r.p.system, r.p.device, std::to_string(r.p.batch),
-               std::string(r.mode->name), fmt::format("{:.6g}", r.p.step_time_s),
-               fmt::format("{:.6g}", base.step_time_s / r.p.step_time_s),
-               std::string(model::step_binding(r.p)), fmt::format("{:.6g}", host_total(r.p)),
-               fmt::format("{:.6g}", device_total(r.p))});
-      t.print_csv(std::cout);
-      break;
-    }
-    case Format::kTable: {
-      std::cout << header(base) << "\n";
-      std::cout << fmt::format("what if        the runtime {} runs {} ({})\n",
-                               w.system.runtime.name, chosen->name, chosen->description);
-      std::cout << fmt::format("baseline       {} ({}, {})\n", seconds(base.step_time_s),
-                               mode_of(w.system.runtime), model::step_binding(base));
-      std::cout << fmt::format("new step time  {} ({})\n", seconds(what.p.step_time_s),
-                               model::step_binding(what.p));
-      std::cout << fmt::format("speedup        {}\n\n", times(speedup));
-      std::cout << "every mode (host: time issuing ops; device: busy time):\n";
-      Table t({"runtime", "step", "speedup", "binding", "host", "device"});
-      for (const Row& r : rows)
-        t.add({std::string(r.mode->name), seconds(r.p.step_time_s),
-               times(base.step_time_s / r.p.step_time_s), std::string(model::step_binding(r.p)),
-               seconds(host_total(r.p)), seconds(device_total(r.p))});
-      t.print(std::cout);
-      break;
-    }
-  }
+  };
+  emit(o, out, print);
 }
 
 }  // namespace
@@ -302,16 +328,22 @@ void register_whatif(CLI::App& app) {
   // --device FILE (a device YAML file rather than an instance name) replaces the system's
   // default device with the file's.
   cmd->callback([o, speedup, k, runtime] {
-    const bool device_file = !o->device.empty() && std::filesystem::is_regular_file(o->device);
+    OutputDir out(o->out_dir, o->force);
+    // A --device that names a path (it has a '/' or ends in .yaml) must be a readable file;
+    // any other name is a device instance of the system, checked against its list.
+    const bool device_path = o->device.find('/') != std::string::npos ||
+                             o->device.ends_with(".yaml") || o->device.ends_with(".yml");
+    if (device_path) check_input_file(o->device, kMaxTextInputBytes, "device file");
+    const bool device_file = device_path;
     if (int(device_file) + int(!speedup->empty()) + int(!runtime->empty()) > 1)
       throw UserError("whatif: give one of --speedup, --device FILE and --runtime");
-    if (device_file) return run_device(*o, o->device);
-    if (!runtime->empty()) return run_runtime(*o, *runtime);
+    if (device_file) return run_device(*o, out, o->device);
+    if (!runtime->empty()) return run_runtime(*o, out, *runtime);
     if (speedup->empty())
       throw UserError(
           "whatif: give --speedup CLASS=K[,CLASS=K], --device FILE (a device YAML file) or "
           "--runtime MODE");
-    run_speedups(*o, *speedup, *k);
+    run_speedups(*o, out, *speedup, *k);
   });
 }
 

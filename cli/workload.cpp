@@ -77,7 +77,9 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
   cmd->add_option("--format", o.format, "output format")
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
-  cmd->add_option("-o,--out", o.out_dir, "directory for output files");
+  cmd->add_option("-o,--out", o.out_dir,
+                  "folder for the output files (absent or empty unless --force)");
+  cmd->add_flag("--force", o.force, "let -o replace the files amdahl writes in a non-empty folder");
   if (with_system)
     cmd->add_option("--place", o.place,
                     "op placement: accelerator (default), host/cpu, or CLASS=TARGET[,...] "
@@ -168,15 +170,6 @@ Format parse_format(const std::string& text) {
   if (text == "csv") return Format::kCsv;
   if (text == "json") return Format::kJson;
   return Format::kTable;
-}
-
-void prepare_out_dir(const std::string& dir) {
-  if (dir.empty()) return;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw UserError(fmt::format("-o {}: cannot create the directory ({})", dir, ec.message()));
 }
 
 }  // namespace amdahl::cli

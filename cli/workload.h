@@ -37,7 +37,8 @@ struct WorkloadOptions {
   int accumulate = 1;  // --accumulate: micro-batches per optimizer step
   std::string format = "table";
   std::string out_dir;
-  std::string place;  // --place: accelerator, host, or CLASS=TARGET,... (model/placement.h)
+  bool force = false;  // --force: -o may replace files in a non-empty folder
+  std::string place;   // --place: accelerator, host, or CLASS=TARGET,... (model/placement.h)
   bool inputs_on_device = false;  // --inputs-on-device
 };
 
@@ -68,7 +69,5 @@ Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
                        const hw::SystemSpec& system);
 
 Format parse_format(const std::string& text);
-// Creates -o DIR when given; refuses to overwrite files unless they are amdahl's own.
-void prepare_out_dir(const std::string& dir);
 
 }  // namespace amdahl::cli

@@ -1,16 +1,7 @@
 # End-to-end checks of the amdahl binary: the main job's JSON and the exit status and located
 # message of bad inputs. Run by ctest with -DAMDAHL=<binary> -DFIXTURES=<dir>.
 
-function(expect_run expected_rc expected_text)
-  execute_process(COMMAND ${AMDAHL} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL expected_rc)
-    message(FATAL_ERROR "amdahl ${ARGN}: exit ${rc}, expected ${expected_rc}\n${out}\n${err}")
-  endif()
-  string(FIND "${out}${err}" "${expected_text}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "amdahl ${ARGN}: output lacks '${expected_text}'\n${out}\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/expect_run.cmake)
 
 expect_run(0 "\"step_time_s\"" predict --model alexnet --system minsky --batch 128 --mode train --format json)
 expect_run(0 "\"by_bound\"" predict --model alexnet --system minsky --batch 128 --mode train --format json)

@@ -104,7 +104,7 @@ TEST_CASE("efficiency parameters: written by the calibration writer, read back b
       p.access.set(fit.params, v);
       REQUIRE(p.access.get(fit.params) == v);
       const std::string text = calibrate::render_calibrated_device(kBase, {fit}, {"t"}, "t");
-      calibrate::write_file_atomically(path, text);
+      write_file_atomically(path, text);
       const hw::DeviceSpec d = hw::load_device_file(path);
       CHECK(p.access.get(d.efficiency.at(hw::entry("gemm"))) == Approx(v).epsilon(1e-12));
     }
