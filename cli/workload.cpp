@@ -74,6 +74,12 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
                   "micro-batches per optimizer step (gradient accumulation; train mode)")
       ->check(at_least_one())
       ->capture_default_str();
+  cmd->add_option_function<std::int64_t>(
+         "--max-ops", [](std::int64_t n) { graphs::set_max_ops(n); },
+         fmt::format("the most layers and ops a network may lower to (default {}; a guard "
+                     "against a runaway repeat or import)",
+                     graphs::kDefaultMaxOps))
+      ->check(at_least_one());
   cmd->add_option("--format", o.format, "output format")
       ->check(CLI::IsMember(formats))
       ->capture_default_str();

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "graphs/layer_kind.h"
+#include "graphs/lower.h"
 #include "graphs/network.h"
 #include "util/error.h"
 #include "util/suggest.h"
@@ -146,6 +147,11 @@ class Expander {
       throw UserError(located(decl.where, fmt::format("layer '{}': repeat '{}' evaluates to {} "
                                                       "(must be >= 0)",
                                                       decl_name, decl.repeat, copies)));
+    if (copies > max_ops() - static_cast<std::int64_t>(out_.size()))
+      throw UserError(located(
+          decl.where, fmt::format("layer '{}': repeat '{}' evaluates to {}: the network would have "
+                                  "more than {} layers (the limit; --max-ops N raises it)",
+                                  decl_name, excerpt(decl.repeat), copies, max_ops())));
     for (std::int64_t i = 0; i < copies; ++i) {
       const std::string name =
           decl.repeat.empty() || i + 1 == copies ? decl_name : fmt::format("{}.{}", decl_name, i);
@@ -178,6 +184,10 @@ class Expander {
 
   void emit_layer(const LayerDecl& decl, const std::string& name,
                   const std::vector<std::string>& inputs, const Substitutions& subs) {
+    if (static_cast<std::int64_t>(out_.size()) >= max_ops())
+      throw UserError(located(decl.where, fmt::format("layer '{}': the network has more than {} "
+                                                      "layers (the limit; --max-ops N raises it)",
+                                                      name, max_ops())));
     const LayerKind& kind = layer_registry().get(decl.kind);
     Layer layer;
     layer.name = name;
@@ -330,6 +340,11 @@ std::vector<NamedTensor> bind_inputs(const Network& network, const Bindings& siz
             located(in.where, fmt::format("input '{}': dim '{}' evaluates to {} (must be positive)",
                                           in.name, dim, v)));
       t.shape.push_back(v);
+    }
+    try {
+      elements(t.shape);  // a count that overflows is an error here, where the input is declared
+    } catch (const UserError& e) {
+      throw UserError(located(in.where, fmt::format("input '{}': {}", in.name, e.what())));
     }
     out.push_back({in.name, t});
   }

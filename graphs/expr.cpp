@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdint>
 
 #include "util/error.h"
 #include "util/suggest.h"
@@ -26,8 +27,23 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw UserError(fmt::format("in size expression '{}': {}", text_, what));
+    throw UserError(fmt::format("in size expression '{}': {}", excerpt(text_), what));
   }
+  // Every result is checked: a value beyond 2^63 is an error, never a wrapped number.
+  std::int64_t checked(bool overflowed, const std::int64_t& v) const {  // v read after the check
+    if (overflowed) fail("the value overflows 2^63 (sizes too large?)");
+    return v;
+  }
+  // Parentheses and unary minus recurse: their nesting is bounded so that no expression can
+  // exhaust the stack.
+  struct Nested {
+    explicit Nested(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxExpressionDepth)
+        p_.fail(fmt::format("nested more than {} deep", kMaxExpressionDepth));
+    }
+    ~Nested() { --p_.depth_; }
+    Parser& p_;
+  };
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
@@ -42,10 +58,11 @@ class Parser {
   std::int64_t expr() {
     std::int64_t v = term();
     for (;;) {
+      std::int64_t r = 0;
       if (accept('+'))
-        v += term();
+        v = checked(__builtin_add_overflow(v, term(), &r), r);
       else if (accept('-'))
-        v -= term();
+        v = checked(__builtin_sub_overflow(v, term(), &r), r);
       else
         return v;
     }
@@ -63,21 +80,28 @@ class Parser {
       else
         return v;
       const std::int64_t rhs = unary();
+      std::int64_t r = 0;
       if (op == '*') {
-        v *= rhs;
+        v = checked(__builtin_mul_overflow(v, rhs, &r), r);
       } else if (bindings_) {  // without bindings only names are collected
         if (rhs == 0) fail("division by zero");
+        if (v == INT64_MIN && rhs == -1) fail("the value overflows 2^63 (sizes too large?)");
         v = op == '/' ? v / rhs : v % rhs;
       }
     }
   }
   std::int64_t unary() {
-    if (accept('-')) return -unary();
+    if (accept('-')) {
+      const Nested nested(*this);
+      std::int64_t r = 0;
+      return checked(__builtin_sub_overflow(std::int64_t{0}, unary(), &r), r);
+    }
     return primary();
   }
   std::int64_t primary() {
     skip_space();
     if (accept('(')) {
+      const Nested nested(*this);
       const std::int64_t v = expr();
       if (!accept(')')) fail("missing ')'");
       return v;
@@ -87,7 +111,9 @@ class Parser {
     if (std::isdigit(static_cast<unsigned char>(c))) {
       std::int64_t v = 0;
       while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
-        v = v * 10 + (text_[pos_++] - '0');
+        v = checked(
+            __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, text_[pos_++] - '0', &v),
+            v);
       return v;
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
@@ -112,6 +138,7 @@ class Parser {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
   const Bindings* bindings_;
   std::vector<std::string>* names_;
 };

@@ -13,8 +13,12 @@ namespace amdahl::graphs {
 
 using Bindings = std::map<std::string, std::int64_t>;
 
-// Evaluates `text`. Throws UserError for a syntax error, division by zero or an unbound
-// name (the message names it and lists the bound names).
+// Parentheses and unary minus nest at most this deep (no real size expression comes close).
+inline constexpr int kMaxExpressionDepth = 100;
+
+// Evaluates `text`. Throws UserError for a syntax error, division by zero, a value beyond
+// 2^63, nesting deeper than kMaxExpressionDepth or an unbound name (the message names it and
+// lists the bound names).
 std::int64_t evaluate(std::string_view text, const Bindings& bindings);
 
 // The names `text` refers to (for checking a network's sizes before binding).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/container/small_vector.hpp>
 #include <cmath>
 #include <deque>
@@ -103,7 +104,7 @@ class Lowerer {
       previous_.clear();
       overwritten_.clear();  // each micro-batch's forward pass writes its own tensors
       emit_input_transfers();
-      for (const Layer& layer : net_.layers) forward(layer);
+      for (const Layer& layer : net_.layers) forward_located(layer);
       if (training_) {
         backward();
         accumulate(sums);
@@ -144,6 +145,10 @@ class Lowerer {
   }
 
   OpId add(Operator&& op, const Deps& deps) {
+    if (static_cast<std::int64_t>(out_.graph.size()) >= max_ops())
+      throw UserError(
+          fmt::format("{}: lowering makes more than {} ops (the limit; --max-ops N raises it)",
+                      net_.name, max_ops()));
     if (micro_ > 0) op.name = "mb" + std::to_string(micro_) + "." + op.name;
     const OpId id = out_.graph.add(std::move(op));
     for (const Dep& d : deps)
@@ -278,6 +283,20 @@ class Lowerer {
             layer.error_prefix(), name, it->second));
     if (writes_in_place(layer) && !input_names.empty())
       overwritten_[input_names.front()] = layer.name;
+  }
+
+  // forward() with every error naming the layer (a size that overflows while its shapes are
+  // inferred says where).
+  void forward_located(const Layer& layer) {
+    try {
+      forward(layer);
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const UserError& e) {
+      const std::string prefix = layer.error_prefix();
+      if (std::string_view(e.what()).starts_with(prefix)) throw;
+      throw UserError(fmt::format("{}: {}", prefix, e.what()));
+    }
   }
 
   void forward(const Layer& layer, bool autocast = true) {
@@ -593,7 +612,12 @@ class Lowerer {
   std::size_t slot_count_ = 0;
 };
 
+std::atomic<std::int64_t> g_max_ops{kDefaultMaxOps};
+
 }  // namespace
+
+std::int64_t max_ops() { return g_max_ops.load(std::memory_order_relaxed); }
+void set_max_ops(std::int64_t n) { g_max_ops.store(n, std::memory_order_relaxed); }
 
 void check_numbers(const OpGraph& graph) {
   for (OpId id = 0; id < graph.size(); ++id) {

@@ -83,6 +83,14 @@ struct LoweredNetwork {
 // Throws UserError (located at the layer) for an unknown input name, a reference to a
 // layer defined later (a cycle), a wrong input count, a shape mismatch, or training a
 // network without a loss layer, or accumulation_steps < 1 (or > 1 in inference).
+// The most layers one network may expand to and ops one lowering may make: far above any
+// real network (ResNet-152 trains in about 3,000 ops, a 96-layer transformer in about 20,000),
+// low enough that `repeat: 100000000` is an error at once instead of gigabytes of memory.
+// `--max-ops N` sets it for a run (set_max_ops); the check is a UserError naming the limit.
+inline constexpr std::int64_t kDefaultMaxOps = 2'000'000;
+std::int64_t max_ops();
+void set_max_ops(std::int64_t n);
+
 LoweredNetwork lower(const BoundNetwork& network, const LoweringOptions& options);
 
 // Throws UserError naming the op when an op's FLOPs or bytes are not finite and >= 0 (a count

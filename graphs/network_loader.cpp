@@ -91,7 +91,8 @@ class Reader {
       for (const auto& k : all) ok = ok || k == key;
       if (!ok)
         diags_.add(file_.where(item.first), path.empty() ? key : path + "." + key,
-                   fmt::format("unknown key; {}", suggestion(key, all)), fmt::format("'{}'", key));
+                   fmt::format("unknown key; {}", suggestion(key, all)),
+                   fmt::format("'{}'", excerpt(key)));
     }
   }
 

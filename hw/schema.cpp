@@ -14,8 +14,11 @@ Field string_field(std::string key, std::string description) {
       .key = std::move(key), .type = FieldType::kString, .description = std::move(description)};
 }
 Field int_field(std::string key, std::string description) {
-  return Field{
-      .key = std::move(key), .type = FieldType::kInt, .description = std::move(description)};
+  // An integer is stored in an int: larger values are an error, never truncated.
+  return Field{.key = std::move(key),
+               .type = FieldType::kInt,
+               .description = std::move(description),
+               .max_value = std::numeric_limits<int>::max()};
 }
 Field number_field(std::string key, std::string description) {
   return Field{
@@ -133,22 +136,28 @@ std::string type_rule(const Field& f) {
   return "?";
 }
 
-void check_range(const Field& f, const Value& v, const std::string& path, Diagnostics& diags) {
+// False (after a diagnostic) when `v` is outside the field's declared range.
+bool check_range(const Field& f, const Value& v, const std::string& path, Diagnostics& diags) {
   const bool below = f.min_exclusive ? v.number <= f.min_value : v.number < f.min_value;
-  if (below || v.number > f.max_value) {
-    std::string rule;
-    if (f.max_value == 1 && f.min_value == 0 && f.min_exclusive)
-      rule = "must be a fraction in (0, 1]";
-    else if (!std::isinf(f.max_value))
-      rule = fmt::format("must be within [{}, {}]", f.min_value, f.max_value);
-    else if (f.min_exclusive && f.min_value == 0)
-      rule = "must be positive";
-    else if (f.min_value == 0)
-      rule = "must not be negative";
-    else
-      rule = fmt::format("must be at least {}", f.min_value);
-    diags.add(v.where, path, rule, fmt::format("'{}'", v.text));
-  }
+  const bool above = v.number > f.max_value;
+  if (!below && !above) return true;
+  const bool two_sided = !std::isinf(f.min_value) && !std::isinf(f.max_value) &&
+                         f.max_value != std::numeric_limits<int>::max();
+  std::string rule;
+  if (f.max_value == 1 && f.min_value == 0 && f.min_exclusive)
+    rule = "must be a fraction in (0, 1]";
+  else if (two_sided)
+    rule = fmt::format("must be within [{}, {}]", f.min_value, f.max_value);
+  else if (above)
+    rule = fmt::format("must be at most {}", f.max_value);
+  else if (f.min_exclusive && f.min_value == 0)
+    rule = "must be positive";
+  else if (f.min_value == 0)
+    rule = "must not be negative";
+  else
+    rule = fmt::format("must be at least {}", f.min_value);
+  diags.add(v.where, path, rule, fmt::format("'{}'", excerpt(v.text)));
+  return false;
 }
 
 // Reads a scalar field from a present node. Returns false (after a diagnostic) when invalid.
@@ -166,7 +175,7 @@ bool read_scalar(const Field& f, const YAML::Node& node, Value& v, const std::st
       for (const auto& c : f.choices)
         if (c == v.text) return true;
       diags.add(v.where, path, fmt::format("unknown value; {}", suggestion(v.text, f.choices)),
-                fmt::format("'{}'", v.text));
+                fmt::format("'{}'", excerpt(v.text)));
       return false;
     case FieldType::kBool:
       if (v.text == "true" || v.text == "false") {
@@ -191,19 +200,29 @@ bool read_scalar(const Field& f, const YAML::Node& node, Value& v, const std::st
         const Quantity q = parse_quantity(v.text);
         if (q.dimension == f.dimension) {
           v.number = q.value;
-          check_range(f, v, path, diags);
+          if (!check_range(f, v, path, diags)) return false;
+          const DimensionRange range = dimension_range(f.dimension);
+          if (q.value < range.min || q.value > range.max) {
+            diags.add(
+                v.where, path,
+                fmt::format("outside the range amdahl models for {}: [{}, {}]",
+                            dimension_name(f.dimension), format_quantity(range.min, f.dimension),
+                            format_quantity(range.max, f.dimension)),
+                fmt::format("'{}'", excerpt(v.text)));
+            return false;
+          }
           return true;
         }
         diags.add(v.where, path, type_rule(f),
-                  fmt::format("{} '{}'", dimension_name(q.dimension), v.text));
+                  fmt::format("{} '{}'", dimension_name(q.dimension), excerpt(v.text)));
       } catch (const UserError&) {
-        diags.add(v.where, path, type_rule(f), fmt::format("'{}'", v.text));
+        diags.add(v.where, path, type_rule(f), fmt::format("'{}'", excerpt(v.text)));
       }
       return false;
     default:
       break;
   }
-  diags.add(v.where, path, type_rule(f), fmt::format("'{}'", v.text));
+  diags.add(v.where, path, type_rule(f), fmt::format("'{}'", excerpt(v.text)));
   return false;
 }
 
@@ -261,7 +280,7 @@ Value read_value(const YamlFile& file, const YAML::Node& node, const Field& f,
         if (!known) {
           diags.add(file.where(item.first), item_path,
                     fmt::format("unknown key; {}", suggestion(key, f.choices)),
-                    fmt::format("'{}'", key));
+                    fmt::format("'{}'", excerpt(key)));
           continue;
         }
         if (!item.second.IsMap()) {
@@ -293,7 +312,8 @@ Record read_record(const YamlFile& file, const YAML::Node& node, const std::vect
     for (const auto& k : known) is_known = is_known || k == key;
     if (!is_known) {
       diags.add(file.where(item.first), join_path(path, key),
-                fmt::format("unknown key; {}", suggestion(key, known)), fmt::format("'{}'", key));
+                fmt::format("unknown key; {}", suggestion(key, known)),
+                fmt::format("'{}'", excerpt(key)));
     }
   }
   for (const auto& f : fields) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "hw/system_schema.h"
 #include "util/error.h"
@@ -123,6 +124,14 @@ DeviceSpec to_device(const Record& r, const YamlFile& file, const std::vector<st
   if (r.has("efficiency"))
     for (const Record& e : r.list("efficiency"))  // the schema admits efficiency_keys() only
       d.efficiency[entry(e.name())] = to_efficiency(e);
+  // A tile set runs from tile_min up to tile_max: an empty range is a typo, not a model.
+  if (r.has("efficiency"))
+    for (const Record& e : r.list("efficiency"))
+      if (e.has("tile_min") && e.has("tile_max") && e.integer("tile_max") > 0 &&
+          e.integer("tile_min") > e.integer("tile_max"))
+        diags.add(e.value("tile_min").where, e.path() + ".tile_min",
+                  fmt::format("must not exceed tile_max ({})", e.integer("tile_max")),
+                  fmt::format("'{}'", e.integer("tile_min")));
   if (!d.efficiency.count(EfficiencyKey::fallback())) {
     d.efficiency[EfficiencyKey::fallback()] = ClassEfficiency{0.75, 0.8};
     d.assumptions.push_back(fmt::format(
@@ -283,6 +292,21 @@ SystemSpec load_system(const std::string& name_or_path) {
       problems.push_back(Diagnostic{where.where, key, e.what(), ""});
     }
   };
+  Diagnostics diags;
+  // Names identify devices and links: each must be unique in the system.
+  auto check_unique = [&](const std::vector<Record>& records, const char* what) {
+    std::map<std::string, std::size_t> first_line;
+    for (const Record& x : records) {
+      const Value& name = x.value("name");
+      if (const auto [it, fresh] = first_line.emplace(name.text, name.where.line); !fresh)
+        diags.add(
+            name.where, x.path() + ".name",
+            fmt::format("a second {} of this name (the first is at line {})", what, it->second),
+            fmt::format("'{}'", excerpt(name.text)));
+    }
+  };
+  check_unique(r.list("devices"), "device");
+  if (r.has("links")) check_unique(r.list("links"), "link");
   std::vector<std::string> device_names;
   std::vector<std::string> failed_devices;  // their links are not checked again
   for (const Record& d : r.list("devices")) {
@@ -296,9 +320,12 @@ SystemSpec load_system(const std::string& name_or_path) {
       collect(e, d.value("include"), d.path() + ".include");
     }
   }
-  Diagnostics diags;
   if (r.has("links")) {
     for (const Record& l : r.list("links")) {
+      if (l.text("from") == l.text("to"))
+        diags.add(l.value("to").where, l.path() + ".to",
+                  "a link joins two different devices (from and to are the same)",
+                  fmt::format("'{}'", excerpt(l.text("to"))));
       for (const char* end : {"from", "to"}) {
         const std::string& dev = l.text(end);
         if (std::find(device_names.begin(), device_names.end(), dev) == device_names.end() &&

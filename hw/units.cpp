@@ -119,6 +119,26 @@ std::string_view dimension_example(Dimension d) {
   return "?";
 }
 
+DimensionRange dimension_range(Dimension d) {
+  switch (d) {
+    case Dimension::kDimensionless:
+      return {-1e300, 1e300};
+    case Dimension::kBytes:
+      return {0, 0x1p60};  // up to 1 EiB
+    case Dimension::kBandwidth:
+      return {1e3, 1e16};  // 1 kB/s .. 10 PB/s
+    case Dimension::kFlops:
+      return {0, 1e30};
+    case Dimension::kFlopRate:
+      return {1e3, 1e21};  // 1 kFLOP/s .. 1 ZFLOP/s
+    case Dimension::kTime:
+      return {0, 1e4};  // up to 10,000 s
+    case Dimension::kFrequency:
+      return {1e3, 1e12};  // 1 kHz .. 1 THz
+  }
+  return {0, 0};
+}
+
 Quantity parse_quantity(std::string_view text) {
   const std::string_view t = trim(text);
   const std::string owned(t);

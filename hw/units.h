@@ -34,6 +34,16 @@ struct Quantity {
 Quantity parse_quantity(std::string_view text);
 double parse_quantity_as(std::string_view text, Dimension expected);
 
+// The values amdahl models for each dimension, wide enough for any real or hypothetical machine
+// (a link of 1 kB/s to 10 PB/s, a latency up to 3 hours) and narrow enough that a typo such as
+// `bandwidth: 1e-300 B/s` is an error instead of a step time of inf. The schema checks every
+// quantity against it, on top of each key's own range.
+struct DimensionRange {
+  double min;
+  double max;
+};
+DimensionRange dimension_range(Dimension d);
+
 // Renders a value with a readable decimal prefix: format_quantity(7.32e11, kBandwidth)
 // == "732 GB/s".
 std::string format_quantity(double value, Dimension d);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 #include "graphs/layer_kind.h"
@@ -12,6 +13,7 @@
 #include "model/host_runtime.h"
 #include "model/roofline.h"
 #include "util/error.h"
+#include "util/suggest.h"
 
 namespace amdahl::model {
 namespace {
@@ -275,6 +277,21 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
   p.device_memory_bytes = shown.memory.capacity_bytes;
   p.op_count = net.graph.size();
   p.step_time_s = schedule.makespan_s;
+  // Inputs are range-checked where they are read; this catches what their combination can still
+  // give (a huge op on a slow device): an unusable number is an error, never printed as a time.
+  if (!std::isfinite(p.step_time_s) || p.step_time_s > kMaxStepSeconds) {
+    for (graphs::OpId id = 0; id < net.graph.size(); ++id)
+      if (!std::isfinite(costs[id].time_s) || costs[id].time_s > kMaxStepSeconds)
+        throw UserError(fmt::format(
+            "{} on {}: op '{}' ({}) would take {:.3g} s; beyond what amdahl reports as a step time "
+            "(check the sizes and the device's rates and bandwidths)",
+            net.name, st.system->name, excerpt(net.graph.op(id).name),
+            graphs::op_class_name(net.graph.op(id).op_class), costs[id].time_s));
+    throw UserError(
+        fmt::format("{} on {}: the step would take {:.3g} s, beyond the {:.0e} s amdahl reports "
+                    "(sizes too large?)",
+                    net.name, st.system->name, p.step_time_s, kMaxStepSeconds));
+  }
   p.samples_per_s =
       p.step_time_s > 0 && p.batch > 0 ? static_cast<double>(p.batch) / p.step_time_s : 0;
 

@@ -32,6 +32,10 @@ struct PredictOptions {
 
 // A placed and costed step, ready to simulate. References `net` and `system`, which must
 // outlive it.
+// The longest step amdahl reports (about 30 years): a longer one comes from sizes or device
+// numbers no study means, and is an error naming the op instead of a number.
+inline constexpr double kMaxStepSeconds = 1e9;
+
 struct CostedStep {
   const graphs::LoweredNetwork* net = nullptr;
   const hw::SystemSpec* system = nullptr;

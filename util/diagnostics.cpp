@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/suggest.h"
+
 namespace amdahl {
 
 std::string SourceLocation::str() const {
@@ -10,12 +12,18 @@ std::string SourceLocation::str() const {
   return fmt::format("{}:{}:{}", file, line, column);
 }
 
+namespace {
+constexpr std::size_t kKeyPathChars = 200;
+}  // namespace
+
 std::string Diagnostic::str() const {
   std::string out = where.str();
   out += ": ";
-  if (!key_path.empty()) out += key_path + ": ";
+  // What came from the file is escaped and shortened here, once for every message: a key or a
+  // value may be huge or hold terminal escapes.
+  if (!key_path.empty()) out += excerpt(key_path, kKeyPathChars) + ": ";
   out += rule;
-  if (!got.empty()) out += fmt::format(" (got {})", got);
+  if (!got.empty()) out += fmt::format(" (got {})", excerpt(got, kExcerptChars + 2));
   return out;
 }
 

@@ -49,9 +49,9 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& ch
   return fmt::format("did you mean '{}'? valid: {}", near, join(choices));
 }
 
-std::string excerpt(std::string_view text) {
+std::string excerpt(std::string_view text, std::size_t limit) {
   std::string out;
-  const std::size_t shown = std::min(text.size(), kExcerptChars);
+  const std::size_t shown = std::min(text.size(), limit);
   for (std::size_t i = 0; i < shown; ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x20 && c < 0x7f)

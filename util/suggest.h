@@ -23,6 +23,6 @@ std::string join(const std::vector<std::string>& items, std::string_view sep = "
 // length), control and non-ASCII bytes escaped as \xNN, so that a huge or binary value (a
 // 100 MB string, a file's contents, terminal escapes) is never echoed whole or raw.
 inline constexpr std::size_t kExcerptChars = 60;
-std::string excerpt(std::string_view text);
+std::string excerpt(std::string_view text, std::size_t limit = kExcerptChars);
 
 }  // namespace amdahl
