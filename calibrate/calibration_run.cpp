@@ -48,6 +48,13 @@ std::vector<std::string> entry_sources(const Calibration& c, const std::string& 
 PendingFile device_file(const std::string& base_path, const std::string& out, const Calibration& c,
                         const std::string& what, const std::string& provenance,
                         const std::vector<std::pair<std::string, std::string>>& extra_keys = {}) {
+  // A calibration that fitted nothing (no entry, no launch latency) is not written as if it
+  // had: the base would come out marked `calibrated: true` with nothing measured.
+  if (c.fits.empty() && extra_keys.empty())
+    throw UserError(fmt::format(
+        "{}: nothing was fitted ({}): no measurement of a class amdahl fits; {} is not written",
+        what, c.rows_ignored ? fmt::format("{} rows of other classes", c.rows_ignored) : "no rows",
+        out));
   return {out,
           set_top_level_keys(render_calibrated_device(read_text_file(base_path), c.fits,
                                                       entry_sources(c, what), provenance),

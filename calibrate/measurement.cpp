@@ -2,12 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "util/error.h"
 #include "util/input_file.h"
+#include "util/op_class.h"
 #include "util/suggest.h"
 
 namespace amdahl::calibrate {
@@ -19,11 +24,16 @@ const std::vector<std::string> kColumns{"bench", "op_class", "precision", "shape
 double number(const std::string& text, const std::string& where, const std::string& column) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0')
-    throw UserError(
-        fmt::format("{}: column {}: expected a number (got '{}')", where, column, text));
+  if (text.empty() || *end != '\0' || !std::isfinite(v))
+    throw UserError(fmt::format("{}: column {}: expected a finite number (got '{}')", where, column,
+                                excerpt(text)));
   return v;
 }
+
+// Classes a measurement may carry besides the op classes: what the launch, dispatch,
+// allocation and algorithm-search rows measure (measurement_format.md).
+constexpr std::array<std::string_view, 4> kMeasuredOnlyClasses{"launch", "dispatch", "allocation",
+                                                               "conv_algorithm"};
 
 }  // namespace
 
@@ -115,6 +125,14 @@ MeasurementSet read_measurements(const std::string& path) {
     Measurement m;
     m.bench = cell(0);
     m.op_class = cell(1);
+    if (!parse_op_class(m.op_class) &&
+        std::find(kMeasuredOnlyClasses.begin(), kMeasuredOnlyClasses.end(), m.op_class) ==
+            kMeasuredOnlyClasses.end()) {
+      std::vector<std::string> valid = op_class_names();
+      valid.insert(valid.end(), kMeasuredOnlyClasses.begin(), kMeasuredOnlyClasses.end());
+      throw UserError(fmt::format("{}: column op_class: unknown class '{}'; {}", where,
+                                  excerpt(m.op_class), suggestion(m.op_class, valid)));
+    }
     m.precision = cell(2);
     m.shape = parse_shape(cell(3), where);
     m.flops = number(cell(4), where, "flops");
@@ -123,6 +141,8 @@ MeasurementSet read_measurements(const std::string& path) {
     m.reps = static_cast<int>(number(cell(7), where, "reps"));
     if (m.time_s <= 0)
       throw UserError(fmt::format("{}: time_s must be positive (got {})", where, cell(6)));
+    if (m.reps < 1)
+      throw UserError(fmt::format("{}: reps must be at least 1 (got {})", where, cell(7)));
     if (m.flops < 0 || m.bytes < 0)
       throw UserError(fmt::format("{}: flops and bytes must not be negative", where));
     set.rows.push_back(std::move(m));

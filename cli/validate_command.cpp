@@ -204,6 +204,7 @@ void register_validate(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--device", o->device,
                   "device that ran the measurements (default: the system's)");
+  add_allow_path_option(cmd);
   cmd->add_option("--format", o->format, "output format")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

@@ -60,6 +60,7 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
     cmd->add_option("--system", o.system, "catalog system name or system YAML path")
         ->capture_default_str();
     cmd->add_option("--device", o.device, "device that runs the ops (default: the system's)");
+    add_allow_path_option(cmd);
   }
   cmd->add_option("--batch", o.batch, "samples per step (binds the size 'batch')")
       ->check(at_least_one());
@@ -94,6 +95,16 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
     cmd->add_flag("--inputs-on-device", o.inputs_on_device,
                   "the step's inputs are already on the accelerator (no input copy), as when a "
                   "harness makes them there");
+}
+
+void add_allow_path_option(CLI::App* cmd) {
+  cmd->add_option_function<std::vector<std::string>>(
+      "--allow-path",
+      [](const std::vector<std::string>& dirs) {
+        for (const auto& d : dirs) hw::allow_include_root(d);
+      },
+      "a folder system and device files may include from, besides their own folder and the "
+      "catalog (repeatable)");
 }
 
 graphs::Bindings size_overrides(const WorkloadOptions& o) {

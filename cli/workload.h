@@ -47,6 +47,9 @@ struct WorkloadOptions {
 void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
                           const std::vector<std::string>& formats);
 
+// --allow-path DIR (repeatable): a folder includes may resolve into (hw::allow_include_root).
+void add_allow_path_option(CLI::App* cmd);
+
 // --batch and --set as size bindings. Throws UserError for a malformed --set.
 graphs::Bindings size_overrides(const WorkloadOptions& o);
 

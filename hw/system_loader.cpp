@@ -59,16 +59,24 @@ ClassEfficiency to_efficiency(const Record& r) {
   return e;
 }
 
-std::string resolve_include(const YamlFile& file, const std::string& include);
-DeviceSpec load_device_chain(const std::string& path, std::vector<std::string> chain);
+// The folders includes may resolve into for one top-level file (allow_include_root).
+struct IncludeScope {
+  std::vector<fs::path> roots;  // weakly canonical
+};
+IncludeScope scope_of(const std::string& top_level_file);
+std::string resolve_include(const YamlFile& file, const std::string& include,
+                            const IncludeScope& scope);
+DeviceSpec load_device_chain(const std::string& path, std::vector<std::string> chain,
+                             const IncludeScope& scope);
 
 // The efficiency entries of the device file `r` names under efficiency_from (resolved like an
 // include), for `d` to start from; a problem with that file is located at the key.
 void inherit_efficiency(DeviceSpec& d, const Record& r, const YamlFile& file,
-                        const std::vector<std::string>& chain, Diagnostics& diags) {
-  const std::string from = resolve_include(file, r.text("efficiency_from"));
+                        const std::vector<std::string>& chain, const IncludeScope& scope,
+                        Diagnostics& diags) {
   try {
-    const DeviceSpec source = load_device_chain(from, chain);
+    const std::string from = resolve_include(file, r.text("efficiency_from"), scope);
+    const DeviceSpec source = load_device_chain(from, chain, scope);
     d.efficiency = source.efficiency;
     d.assumptions.push_back(fmt::format("{}: efficiency entries from {} ({}, {})", d.model,
                                         source.model, from,
@@ -77,11 +85,12 @@ void inherit_efficiency(DeviceSpec& d, const Record& r, const YamlFile& file,
     throw;  // located in the other file
   } catch (const UserError& e) {
     diags.add(r.value("efficiency_from").where, "efficiency_from", e.what(),
-              fmt::format("'{}'", r.text("efficiency_from")));
+              fmt::format("'{}'", excerpt(r.text("efficiency_from"))));
   }
 }
 
-DeviceSpec to_device(const Record& r, const YamlFile& file, const std::vector<std::string>& chain) {
+DeviceSpec to_device(const Record& r, const YamlFile& file, const std::vector<std::string>& chain,
+                     const IncludeScope& scope) {
   DeviceSpec d;
   d.model = r.text("name");
   d.file = file.path;
@@ -120,7 +129,7 @@ DeviceSpec to_device(const Record& r, const YamlFile& file, const std::vector<st
   d.calibration_source = r.text_or("calibration", "");
   if (d.calibrated && d.calibration_source.empty())
     diags.add(r.where(), "calibration", "required when calibrated is true (name the measurements)");
-  if (r.has("efficiency_from")) inherit_efficiency(d, r, file, chain, diags);
+  if (r.has("efficiency_from")) inherit_efficiency(d, r, file, chain, scope, diags);
   if (r.has("efficiency"))
     for (const Record& e : r.list("efficiency"))  // the schema admits efficiency_keys() only
       d.efficiency[entry(e.name())] = to_efficiency(e);
@@ -217,14 +226,49 @@ RuntimeSpec to_runtime(const Record& r) {
   return rt;
 }
 
-std::string resolve_include(const YamlFile& file, const std::string& include) {
+std::vector<fs::path>& extra_roots() {
+  static std::vector<fs::path> roots;
+  return roots;
+}
+
+fs::path canonical_or_self(const fs::path& p) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(fs::absolute(p), ec);
+  return ec ? fs::absolute(p).lexically_normal() : c;
+}
+
+bool inside(const fs::path& path, const fs::path& root) {
+  const auto [r, p] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+  return r == root.end() || (std::next(r) == root.end() && r->empty());  // "root/" ends in ""
+}
+
+IncludeScope scope_of(const std::string& top_level_file) {
+  IncludeScope scope;
+  scope.roots.push_back(canonical_or_self(fs::path(top_level_file).parent_path()));
+  scope.roots.push_back(canonical_or_self(catalog_dir()));
+  for (const fs::path& r : extra_roots()) scope.roots.push_back(r);
+  return scope;
+}
+
+std::string resolve_include(const YamlFile& file, const std::string& include,
+                            const IncludeScope& scope) {
   const fs::path p(include);
-  if (p.is_absolute()) return p.string();
-  return (fs::path(file.path).parent_path() / p).lexically_normal().string();
+  const std::string resolved =
+      p.is_absolute() ? p.lexically_normal().string()
+                      : (fs::path(file.path).parent_path() / p).lexically_normal().string();
+  const fs::path real = canonical_or_self(resolved);
+  for (const fs::path& root : scope.roots)
+    if (inside(real, root)) return resolved;
+  std::vector<std::string> roots;
+  for (const fs::path& root : scope.roots) roots.push_back(root.string());
+  throw UserError(fmt::format(
+      "{} is outside the folders amdahl reads includes from ({}); --allow-path DIR adds one",
+      excerpt(real.string(), 200), join(roots)));
 }
 
 // `chain`: the files whose efficiency_from led here, for cycles.
-DeviceSpec load_device_chain(const std::string& path, std::vector<std::string> chain) {
+DeviceSpec load_device_chain(const std::string& path, std::vector<std::string> chain,
+                             const IncludeScope& scope) {
   const std::string key = fs::absolute(path).lexically_normal().string();
   if (std::find(chain.begin(), chain.end(), key) != chain.end()) {
     chain.push_back(key);
@@ -232,7 +276,7 @@ DeviceSpec load_device_chain(const std::string& path, std::vector<std::string> c
   }
   chain.push_back(key);
   const YamlFile file = load_yaml_file(path);
-  return to_device(read_file(file, device_schema()), file, chain);
+  return to_device(read_file(file, device_schema()), file, chain, scope);
 }
 
 }  // namespace
@@ -252,7 +296,11 @@ std::vector<std::string> catalog_system_names() {
   return names;
 }
 
-DeviceSpec load_device_file(const std::string& path) { return load_device_chain(path, {}); }
+void allow_include_root(const std::string& dir) { extra_roots().push_back(canonical_or_self(dir)); }
+
+DeviceSpec load_device_file(const std::string& path) {
+  return load_device_chain(path, {}, scope_of(path));
+}
 
 LinkSpec load_link_file(const std::string& path) {
   const YamlFile file = load_yaml_file(path);
@@ -276,6 +324,7 @@ SystemSpec load_system(const std::string& name_or_path) {
 
   const YamlFile file = load_yaml_file(path);
   const Record r = read_file(file, system_schema());
+  const IncludeScope scope = scope_of(path);
   SystemSpec s;
   s.name = r.text("name");
   s.description = r.text("description");
@@ -311,7 +360,8 @@ SystemSpec load_system(const std::string& name_or_path) {
   std::vector<std::string> failed_devices;  // their links are not checked again
   for (const Record& d : r.list("devices")) {
     try {
-      DeviceSpec spec = load_device_file(resolve_include(file, d.text("include")));
+      DeviceSpec spec =
+          load_device_chain(resolve_include(file, d.text("include"), scope), {}, scope);
       spec.name = d.text("name");
       device_names.push_back(spec.name);
       s.devices.push_back(std::move(spec));
@@ -335,7 +385,7 @@ SystemSpec load_system(const std::string& name_or_path) {
                     fmt::format("'{}'", dev));
       }
       try {
-        LinkSpec spec = load_link_file(resolve_include(file, l.text("include")));
+        LinkSpec spec = load_link_file(resolve_include(file, l.text("include"), scope));
         spec.name = l.text("name");
         spec.from = l.text("from");
         spec.to = l.text("to");

@@ -56,3 +56,29 @@ if(conv_kernels LESS 20 OR NOT elementwise_kernels EQUAL 0)
   message(FATAL_ERROR "timeline.json: ${conv_kernels} conv events and ${elementwise_kernels} "
                       "elementwise events name a kernel (expected every conv, >= 20, and none)")
 endif()
+
+# Hostile input (docs/reliability.md): each class of fault is a located error, exit 2.
+expect_run(2 "outside the folders amdahl reads includes from" predict --model alexnet
+           --system ${FIXTURES}/hw/system_hostile.yaml)
+expect_run(2 "devices[1].name: a second device of this name" predict --model alexnet
+           --system ${FIXTURES}/hw/system_hostile.yaml)
+expect_run(2 "a link joins two different devices" predict --model alexnet
+           --system ${FIXTURES}/hw/system_hostile.yaml)
+expect_run(2 "launch_latency: duplicate key (first given at line 13)" whatif --model alexnet
+           --device ${FIXTURES}/hw/device_hostile.yaml)
+expect_run(2 "memory.bandwidth: outside the range amdahl models" whatif --model alexnet
+           --device ${FIXTURES}/hw/device_hostile.yaml)
+expect_run(2 "parallel_units: must be within [0, 2147483647]" whatif --model alexnet
+           --device ${FIXTURES}/hw/device_hostile.yaml)
+expect_run(2 "tile_min: must not exceed tile_max (256)" whatif --model alexnet
+           --device ${FIXTURES}/hw/device_hostile.yaml)
+expect_run(2 "overflows 2^63" predict --graph ${FIXTURES}/graphs/hostile_sizes.yaml)
+expect_run(2 "the step would take" predict --model alexnet --batch 7036874417766)
+expect_run(2 "has more than 2^63 elements" predict --model alexnet --batch 70368744177664)
+expect_run(2 "the limit; --max-ops N raises it" predict --model resnet50 --max-ops 100)
+expect_run(2 "unknown command 'predic'; did you mean 'predict'" predic --model alexnet)
+expect_run(2 "column op_class: unknown class 'gemmm'; did you mean 'gemm'" calibrate measurements
+           ${FIXTURES}/calibrate/unknown-class.csv --base ${FIXTURES}/hw/valid_device.yaml
+           --out ${FIXTURES}/../../build-never-written.yaml)
+expect_run(2 "nothing was fitted" calibrate measurements ${FIXTURES}/calibrate/nothing-to-fit.csv
+           --base ${FIXTURES}/hw/valid_device.yaml --out ${FIXTURES}/../../build-never-written.yaml)

@@ -23,3 +23,21 @@ TEST_CASE("unbound names, syntax errors and division by zero are errors", "[grap
   CHECK_THROWS_WITH(evaluate("batch / 0", b), Catch::Contains("division by zero"));
   CHECK_THROWS_AS(evaluate("batch $ 2", b), amdahl::UserError);
 }
+
+TEST_CASE("results beyond 2^63 and deep nesting are errors, never wrapped or a crash",
+          "[graphs][expr][ranges]") {
+  const amdahl::graphs::Bindings b{{"big", INT64_MAX}};
+  CHECK(evaluate("big", b) == INT64_MAX);
+  CHECK(evaluate("9223372036854775807", {}) == INT64_MAX);
+  for (const char* overflowing :
+       {"big + 1", "big * 2", "-big - 2", "9223372036854775808", "(0 - big - 1) / -1"})
+    CHECK_THROWS_WITH(evaluate(overflowing, b), Catch::Contains("overflows 2^63"));
+  // kMaxExpressionDepth parentheses are fine, one more is an error (not a stack overflow, as
+  // 100,000 would be without the bound).
+  const int depth = amdahl::graphs::kMaxExpressionDepth;
+  CHECK(evaluate(std::string(depth, '(') + "7" + std::string(depth, ')'), {}) == 7);
+  CHECK_THROWS_WITH(evaluate(std::string(depth + 1, '(') + "7" + std::string(depth + 1, ')'), {}),
+                    Catch::Contains("nested more than"));
+  CHECK_THROWS_WITH(evaluate(std::string(100000, '-') + "7", {}),
+                    Catch::Contains("nested more than"));
+}

@@ -124,3 +124,15 @@ TEST_CASE("sizes that overflow a count are errors, not wrapped numbers", "[graph
   CHECK_THROWS_WITH(lower(bind_sizes(bert, {{"seq_len", 1000000000}}), {}),
                     Contains("op '") && Contains("overflowed"));
 }
+
+TEST_CASE("a repeat past the op limit is an error before it expands", "[graphs][ranges]") {
+  CHECK_THAT(error_of("- {name: c, kind: conv2d, out_channels: 3, kernel: 1, repeat: 100000000}"),
+             Contains("repeat '100000000' evaluates to 100000000") &&
+                 Contains("more than 2000000 layers") && Contains("--max-ops"));
+  // The limit is the one --max-ops sets: 3 layers are more than 2.
+  set_max_ops(2);
+  CHECK_THAT(error_of("- {name: c, kind: conv2d, out_channels: 3, kernel: 1, repeat: 3}"),
+             Contains("more than 2 layers"));
+  set_max_ops(kDefaultMaxOps);
+  CHECK(error_of("- {name: c, kind: conv2d, out_channels: 3, kernel: 1, repeat: 3}") == "no error");
+}
