@@ -64,14 +64,14 @@ expect_run(2 "devices[1].name: a second device of this name" predict --model ale
            --system ${FIXTURES}/hw/system_hostile.yaml)
 expect_run(2 "a link joins two different devices" predict --model alexnet
            --system ${FIXTURES}/hw/system_hostile.yaml)
-expect_run(2 "launch_latency: duplicate key (first given at line 13)" whatif --model alexnet
-           --device ${FIXTURES}/hw/device_hostile.yaml)
+expect_run(2 "launch_latency: duplicate key (first given at line 11)" whatif --model alexnet
+           --device ${FIXTURES}/hw/device_duplicate_key.yaml)
 expect_run(2 "memory.bandwidth: outside the range amdahl models" whatif --model alexnet
            --device ${FIXTURES}/hw/device_hostile.yaml)
-expect_run(2 "parallel_units: must be within [0, 2147483647]" whatif --model alexnet
+expect_run(2 "parallel_units: must be at most 2147483647" whatif --model alexnet
            --device ${FIXTURES}/hw/device_hostile.yaml)
 expect_run(2 "tile_min: must not exceed tile_max (256)" whatif --model alexnet
-           --device ${FIXTURES}/hw/device_hostile.yaml)
+           --device ${FIXTURES}/hw/device_tile_range.yaml)
 expect_run(2 "overflows 2^63" predict --graph ${FIXTURES}/graphs/hostile_sizes.yaml)
 expect_run(2 "the step would take" predict --model alexnet --batch 7036874417766)
 expect_run(2 "has more than 2^63 elements" predict --model alexnet --batch 70368744177664)
