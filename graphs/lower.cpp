@@ -538,10 +538,15 @@ class Lowerer {
     for (const auto& rec : records_)
       for (std::size_t w = 0; w < rec.weights.size(); ++w, ++j) {
         const double n = static_cast<double>(rec.weights[w].elements);
+        // A layer the loss does not reach (a dead branch) has no backward pass and its weights
+        // no gradient: nothing to sum, and the optimizer skips them (kNoOp), as PyTorch skips a
+        // parameter whose grad is None.
+        const OpId grad = w < rec.weight_grad.size() ? rec.weight_grad[w] : kNoOp;
         if (micro_ == 0) {
-          sums.push_back({rec.layer->name, rec.weights[w].name, n, rec.weight_grad[w]});
+          sums.push_back({rec.layer->name, rec.weights[w].name, n, grad});
           continue;
         }
+        if (grad == kNoOp) continue;
         WeightGrad& sum = sums.at(j);
         Operator op;
         op.name = fmt::format("{}.{}.grad_accumulate", sum.layer, sum.name);
@@ -553,8 +558,8 @@ class Lowerer {
         op.dtype = DType::kF32;
         grad_accumulate_numbers(op, rec.weights[w].elements);
         const BytesSource bytes = BytesSource::weight_f32(j);
-        sum.grad = add(std::move(op), {{sum.grad, kF32Bytes * n, bytes},
-                                       {rec.weight_grad[w], kF32Bytes * n, bytes}});
+        sum.grad =
+            add(std::move(op), {{sum.grad, kF32Bytes * n, bytes}, {grad, kF32Bytes * n, bytes}});
         step(LoweringPlan::Step::Kind::kAccumulate, j, sum.grad);
       }
   }

@@ -82,3 +82,7 @@ expect_run(2 "column op_class: unknown class 'gemmm'; did you mean 'gemm'" calib
            --out ${FIXTURES}/../../build-never-written.yaml)
 expect_run(2 "nothing was fitted" calibrate measurements ${FIXTURES}/calibrate/nothing-to-fit.csv
            --base ${FIXTURES}/hw/valid_device.yaml --out ${FIXTURES}/../../build-never-written.yaml)
+# A layer the loss does not reach trains without a gradient for its weights (as PyTorch skips a
+# parameter whose grad is None), with and without gradient accumulation.
+expect_run(0 "step time" predict --graph ${FIXTURES}/graphs/dead_branch.yaml)
+expect_run(0 "step time" predict --graph ${FIXTURES}/graphs/dead_branch.yaml --accumulate 2)
