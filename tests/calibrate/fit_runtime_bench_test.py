@@ -102,7 +102,8 @@ def main():
                 + block +
                 "default_device: cpu0\n")
     predict = subprocess.run([amdahl, "predict", "--model", "resnet18", "--system", system_path,
-                              "--batch", "1"], capture_output=True, text=True, check=False)
+                              "--batch", "1", "--allow-path", os.path.dirname(DEVICE)],
+                             capture_output=True, text=True, check=False)
     if predict.returncode != 0:
         sys.exit(f"amdahl predict on {system_path} failed ({predict.returncode}):\n"
                  f"{predict.stdout}{predict.stderr}")
