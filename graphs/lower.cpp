@@ -82,6 +82,7 @@ class Lowerer {
           mode_name(options_.mode)));
     out_.name = net_.name;
     out_.optimizer = net_.optimizer;
+    out_.assumptions = net_.assumptions;
     out_.mode = options_.mode;
     out_.precision = options_.precision;
     out_.accumulation_steps = steps;

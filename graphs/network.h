@@ -102,6 +102,9 @@ struct BoundNetwork {
   std::vector<Layer> layers;
   OptimizerKind optimizer = OptimizerKind::kSgd;
   Bindings sizes;
+  // What an importer assumed about the model (ONNX: graph inputs taken as weights); lowering
+  // carries them to the prediction's assumptions.
+  std::vector<std::string> assumptions;
 };
 
 // Parses a network file. Throws ConfigError with every problem located

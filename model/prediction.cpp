@@ -238,6 +238,7 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
                             hw::format_quantity(rt.dispatch_per_op_s, hw::Dimension::kTime)));
   a.insert(a.end(), rt.assumptions.begin(), rt.assumptions.end());
   a.insert(a.end(), runtime.assumptions.begin(), runtime.assumptions.end());
+  a.insert(a.end(), net.assumptions.begin(), net.assumptions.end());
   if (pl.all_on_host) {
     a.push_back(fmt::format("all ops on the host {} ({}); inputs already in host memory",
                             pl.host->name, pl.host->model));

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "graphs/layer_kind.h"
 #include "util/error.h"
@@ -34,7 +36,10 @@ void ImportContext::fail(const ::onnx::NodeProto& node, const std::string& what)
   throw UserError(fmt::format("{}: {}: {}", file_, node_label(node), what));
 }
 
-void ImportContext::define(const std::string& name, Value v) { values_[name] = std::move(v); }
+void ImportContext::define(const std::string& name, Value v) {
+  if (current_) producers_[name] = node_label(*current_);
+  values_[name] = std::move(v);
+}
 
 bool ImportContext::has_input(const ::onnx::NodeProto& node, int i) const {
   return i < node.input_size() && !node.input(i).empty();
@@ -50,19 +55,97 @@ const Value& ImportContext::input(const ::onnx::NodeProto& node, int i) const {
   return it->second;
 }
 
-std::vector<double> ImportContext::numbers(const ::onnx::NodeProto& node, int i,
-                                           const char* what) const {
+const std::vector<double>& ImportContext::numbers(const ::onnx::NodeProto& node, int i,
+                                                  const char* what) const {
   const Value& v = input(node, i);
-  if (!v.is_constant() || !v.data)
+  if (v.is_constant() && !v.data) {
+    const auto from = producers_.find(node.input(i));
+    fail(node,
+         fmt::format("input {} ({}) '{}' is a constant of {} elements{}, more than the {} "
+                     "whose values amdahl evaluates",
+                     i, what, node.input(i), v.info.elements(),
+                     from == producers_.end() ? "" : " from " + from->second, kMaxFoldedElements));
+  }
+  if (!v.is_constant())
     fail(node, fmt::format("input {} ({}) must be a constant once the sizes are bound (it "
                            "depends on runtime data)",
                            i, what));
   return *v.data;
 }
 
+double ImportContext::scalar(const ::onnx::NodeProto& node, int i, const char* what) const {
+  const std::vector<double>& v = numbers(node, i, what);
+  if (v.size() != 1)
+    fail(node, fmt::format("input {} ({}) must be a scalar (got {} elements)", i, what, v.size()));
+  return v.front();
+}
+
 IntList ImportContext::ints(const ::onnx::NodeProto& node, int i, const char* what) const {
+  // int64 data arrives as doubles: INT64_MAX (Slice's "to the end") rounds to 2^63, which
+  // saturates back; a float that is no integer of that range is an error.
+  constexpr double kTwo63 = 9223372036854775808.0;
   IntList out;
-  for (double x : numbers(node, i, what)) out.push_back(static_cast<std::int64_t>(x));
+  for (double x : numbers(node, i, what)) {
+    if (!std::isfinite(x))
+      fail(node, fmt::format("input {} ({}) holds {}, not an integer", i, what, x));
+    if (x >= kTwo63)
+      out.push_back(std::numeric_limits<std::int64_t>::max());
+    else if (x <= -kTwo63)
+      out.push_back(std::numeric_limits<std::int64_t>::min());
+    else
+      out.push_back(static_cast<std::int64_t>(x));
+  }
+  return out;
+}
+
+std::int64_t ImportContext::count(const ::onnx::NodeProto& node, const Shape& shape) const {
+  std::int64_t n = 1;
+  for (const std::int64_t d : shape) {
+    if (d < 0)
+      fail(node, fmt::format("makes a tensor of shape {}: a negative dim", shape_str(shape)));
+    if (__builtin_mul_overflow(n, d, &n))
+      fail(node,
+           fmt::format("makes a tensor of shape {}: more than 2^63 elements", shape_str(shape)));
+  }
+  return n;
+}
+
+bool ImportContext::fold_fits(const ::onnx::NodeProto& node, const Shape& shape) {
+  const std::int64_t n = count(node, shape);
+  if (n > kMaxFoldedElements) return false;
+  folded_total_ += n;
+  if (folded_total_ > kMaxFoldedTotal)
+    fail(node, fmt::format("the model's constant folding reaches {} elements, more than the {} "
+                           "amdahl evaluates for one model",
+                           folded_total_, kMaxFoldedTotal));
+  return true;
+}
+
+std::int64_t ImportContext::index(const ::onnx::NodeProto& node, std::int64_t i, std::int64_t n,
+                                  const std::string& what) const {
+  if (i < -n || i >= n)
+    fail(node, fmt::format("index {} is outside [{}, {}] of {}", i, -n, n - 1, what));
+  return i < 0 ? i + n : i;
+}
+
+std::size_t ImportContext::axis(const ::onnx::NodeProto& node, std::int64_t a, std::size_t rank,
+                                const char* what) const {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (a < -r || a >= r)
+    fail(node,
+         fmt::format("{} {} is outside [{}, {}] of a rank-{} tensor", what, a, -r, r - 1, rank));
+  return static_cast<std::size_t>(a < 0 ? a + r : a);
+}
+
+std::vector<std::size_t> ImportContext::axes(const ::onnx::NodeProto& node, const IntList& list,
+                                             std::size_t rank, const char* what) const {
+  std::vector<std::size_t> out;
+  for (const std::int64_t a : list) {
+    const std::size_t k = axis(node, a, rank, what);
+    if (std::find(out.begin(), out.end(), k) != out.end())
+      fail(node, fmt::format("{} {} names dim {} twice", what, shape_str(list), k));
+    out.push_back(k);
+  }
   return out;
 }
 
@@ -170,6 +253,7 @@ std::vector<Value> ImportContext::emit(const ::onnx::NodeProto& node, const std:
   }
   std::vector<Value> out;
   for (std::size_t i = 0; i < out_infos.size(); ++i) {
+    count(node, out_infos[i].shape);
     Value v;
     v.info = out_infos[i];
     if (all_constant)

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -17,12 +18,29 @@
 
 namespace amdahl::graphs::onnx {
 
+// The most elements of one constant whose values the importer keeps: an initializer or
+// Constant up to this size, or a tensor it folds (Range, ConstantOfShape, Expand, Concat,
+// Gather, Slice, arithmetic... of known constants). Shape computations fold a few elements;
+// a larger constant keeps its shape only (a weight, a mask, a table: the layers it feeds need
+// no values), and a rule that needs its values (a Reshape's shape) is an error naming the
+// node and the count. Sizes are counted, overflow-checked, before anything is allocated.
+inline constexpr std::int64_t kMaxFoldedElements = 1 << 16;
+// The most elements the folded constants of one import may hold together: a hostile model
+// of a million small folds is an error, not gigabytes (shape subgraphs fold a few thousand
+// elements; this is 256 folds of the largest). 2^24 doubles: 128 MiB.
+inline constexpr std::int64_t kMaxFoldedTotal = std::int64_t{1} << 24;
+
 struct Value {
   TensorInfo info;
-  std::string tensor;                       // the layer-graph tensor; empty for a constant
-  std::optional<std::vector<double>> data;  // a constant's elements, row-major, when known
-  bool trainable = false;                   // a constant derived from a float initializer
+  std::string tensor;  // the layer-graph tensor; empty for a constant
+  // A constant's elements, row-major, when known (at most kMaxFoldedElements); shared, so
+  // views and Identity copy no elements.
+  std::shared_ptr<const std::vector<double>> data;
+  bool trainable = false;  // a constant derived from a float initializer, or a weight input
   bool is_constant() const { return tensor.empty(); }
+  void set_data(std::vector<double> d) {
+    data = std::make_shared<const std::vector<double>>(std::move(d));
+  }
 };
 
 using Params = ParamMap;
@@ -37,15 +55,38 @@ class ImportContext {
   // Errors about a node: "FILE: node 'NAME' (OP): what".
   [[noreturn]] void fail(const ::onnx::NodeProto& node, const std::string& what) const;
 
+  // The node whose rule runs (names the producer of a constant in later errors).
+  void set_current(const ::onnx::NodeProto* node) { current_ = node; }
   void define(const std::string& name, Value v);
   bool defined(const std::string& name) const { return values_.count(name) != 0; }
   // Input i of the node; throws UserError when it is absent or was never produced.
   const Value& input(const ::onnx::NodeProto& node, int i) const;
   bool has_input(const ::onnx::NodeProto& node, int i) const;
   // A constant input's elements as integers (shapes, axes, pads); UserError naming `what`
-  // when the input depends on runtime data.
+  // when the input depends on runtime data, is a constant too large to have known values
+  // (naming its producer and count), or holds a value that is no int64 (nan, 1e300).
   IntList ints(const ::onnx::NodeProto& node, int i, const char* what) const;
-  std::vector<double> numbers(const ::onnx::NodeProto& node, int i, const char* what) const;
+  const std::vector<double>& numbers(const ::onnx::NodeProto& node, int i, const char* what) const;
+  // A constant scalar input (Range's start, Clip's min): one element, else a UserError.
+  double scalar(const ::onnx::NodeProto& node, int i, const char* what) const;
+
+  // The element count of a tensor of `shape` that `node` makes, overflow-checked: a
+  // negative dim or a count past 2^63 is an error naming the node.
+  std::int64_t count(const ::onnx::NodeProto& node, const Shape& shape) const;
+  // Whether `node` may fold (evaluate) a constant of `shape`: its count is at most
+  // kMaxFoldedElements. Counts it against kMaxFoldedTotal (an error past it). Call before
+  // allocating; when false, define the result with its shape only.
+  bool fold_fits(const ::onnx::NodeProto& node, const Shape& shape);
+  // An index into a dim of `n` entries, ONNX style: [-n, n-1], negative from the end.
+  // Out of range is "index I is outside [-n, n-1] of WHAT" naming the node.
+  std::int64_t index(const ::onnx::NodeProto& node, std::int64_t i, std::int64_t n,
+                     const std::string& what) const;
+  // An axis of a rank-`rank` tensor: [-rank, rank-1], negative from the end.
+  std::size_t axis(const ::onnx::NodeProto& node, std::int64_t a, std::size_t rank,
+                   const char* what = "axis") const;
+  // A list of distinct axes (Squeeze, Unsqueeze, reductions): each in range, none twice.
+  std::vector<std::size_t> axes(const ::onnx::NodeProto& node, const IntList& list,
+                                std::size_t rank, const char* what = "axes") const;
   // True when every present input is a constant with known elements.
   bool all_known(const ::onnx::NodeProto& node) const;
 
@@ -82,7 +123,10 @@ class ImportContext {
 
   std::string file_;
   int opset_;
+  const ::onnx::NodeProto* current_ = nullptr;
+  std::int64_t folded_total_ = 0;
   std::map<std::string, Value> values_;
+  std::map<std::string, std::string> producers_;  // value -> "node 'NAME' (OP)"
   std::vector<Layer> layers_;
   std::set<std::string> layer_names_;
   int temps_ = 0;
@@ -98,7 +142,8 @@ void add_elementwise_rules(OnnxRuleTable& t);  // unary and binary elementwise, 
 void add_movement_rules(OnnxRuleTable& t);     // Reshape, Transpose, Slice, Gather, Concat...
 void add_constant_rules(OnnxRuleTable& t);     // Constant, Shape, ConstantOfShape, Range...
 void add_recurrent_rules(OnnxRuleTable& t);    // LSTM, GRU, RNN
-void add_reduce_rules(OnnxRuleTable& t);       // ReduceMean, ReduceSum, ..., Einsum
+void add_reduce_rules(OnnxRuleTable& t);       // ReduceMean, ReduceSum, ...
+void add_einsum_rules(OnnxRuleTable& t);       // Einsum
 
 const OnnxRuleTable& onnx_rules();
 

@@ -17,7 +17,7 @@ using Node = ::onnx::NodeProto;
 Value ints_value(const IntList& v, Shape shape) {
   Value out;
   out.info = TensorInfo{std::move(shape), DType::kI64};
-  out.data = std::vector<double>(v.begin(), v.end());
+  out.set_data(std::vector<double>(v.begin(), v.end()));
   return out;
 }
 
@@ -28,18 +28,22 @@ void constant(ImportContext& ctx, const Node& node) {
   } else if (const auto* f = ctx.attr(node, "value_float")) {
     Value v;
     v.info = TensorInfo{{}, DType::kF32};
-    v.data = std::vector<double>{f->f()};
+    v.set_data({f->f()});
     ctx.define(node.output(0), std::move(v));
   } else if (const auto* fs = ctx.attr(node, "value_floats")) {
     Value v;
     v.info = TensorInfo{{fs->floats_size()}, DType::kF32};
-    v.data = std::vector<double>(fs->floats().begin(), fs->floats().end());
+    if (ctx.fold_fits(node, v.info.shape))
+      v.set_data(std::vector<double>(fs->floats().begin(), fs->floats().end()));
     ctx.define(node.output(0), std::move(v));
   } else if (const auto* i = ctx.attr(node, "value_int")) {
     ctx.define(node.output(0), ints_value({i->i()}, {}));
   } else if (const auto* is = ctx.attr(node, "value_ints")) {
-    ctx.define(node.output(0),
-               ints_value({is->ints().begin(), is->ints().end()}, {is->ints_size()}));
+    Value v;
+    v.info = TensorInfo{{is->ints_size()}, DType::kI64};
+    if (ctx.fold_fits(node, v.info.shape))
+      v.set_data(std::vector<double>(is->ints().begin(), is->ints().end()));
+    ctx.define(node.output(0), std::move(v));
   } else {
     ctx.fail(node, "has no value attribute amdahl reads (value, value_float(s), value_int(s))");
   }
@@ -68,22 +72,32 @@ void constant_of_shape(ImportContext& ctx, const Node& node) {
     if (c.data && !c.data->empty()) fill = c.data->front();
   }
   v.info.shape = dims;
-  if (v.info.elements() <= kKnownElements)
-    v.data = std::vector<double>(static_cast<std::size_t>(v.info.elements()), fill);
+  // A zero tensor larger than the fold limit is a runtime constant of that shape.
+  if (ctx.fold_fits(node, v.info.shape))
+    v.set_data(std::vector<double>(static_cast<std::size_t>(v.info.elements()), fill));
   ctx.define(node.output(0), std::move(v));
 }
 
+// ONNX Range: max(ceil((limit - start) / delta), 0) elements start + i * delta. The count is
+// checked before any element is made.
 void range(ImportContext& ctx, const Node& node) {
-  const double start = ctx.numbers(node, 0, "start").at(0);
-  const double limit = ctx.numbers(node, 1, "limit").at(0);
-  const double delta = ctx.numbers(node, 2, "delta").at(0);
+  const double start = ctx.scalar(node, 0, "start");
+  const double limit = ctx.scalar(node, 1, "limit");
+  const double delta = ctx.scalar(node, 2, "delta");
   if (delta == 0) ctx.fail(node, "delta is 0");
-  const auto n = static_cast<std::int64_t>(std::max(0.0, std::ceil((limit - start) / delta)));
+  const double steps = std::ceil((limit - start) / delta);
+  if (!std::isfinite(steps) || steps >= 9.2e18)
+    ctx.fail(node, fmt::format("Range({}, {}, {}) has {} elements, more than 2^63", start, limit,
+                               delta, steps));
+  const auto n = static_cast<std::int64_t>(std::max(0.0, steps));
   Value v;
   v.info = TensorInfo{{n}, ctx.input(node, 0).info.dtype};
-  std::vector<double> data;
-  for (std::int64_t i = 0; i < n; ++i) data.push_back(start + static_cast<double>(i) * delta);
-  if (n <= kKnownElements) v.data = std::move(data);
+  if (ctx.fold_fits(node, v.info.shape)) {
+    std::vector<double> data(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+      data[static_cast<std::size_t>(i)] = start + static_cast<double>(i) * delta;
+    v.set_data(std::move(data));
+  }
   ctx.define(node.output(0), std::move(v));
 }
 

@@ -18,7 +18,8 @@ bool is_integer(DType t) {
   return t == DType::kI64 || t == DType::kI32 || t == DType::kI8 || t == DType::kBool;
 }
 
-// Evaluates the node over known constants with numpy broadcasting.
+// Evaluates the node over known constants with numpy broadcasting (its shape only when the
+// result is larger than the fold limit).
 void fold(ImportContext& ctx, const ::onnx::NodeProto& node, const Fn& f,
           std::optional<DType> dtype = std::nullopt) {
   std::vector<const Value*> args;
@@ -27,6 +28,7 @@ void fold(ImportContext& ctx, const ::onnx::NodeProto& node, const Fn& f,
     args.push_back(&ctx.input(node, i));
     shapes.push_back(args.back()->info.shape);
   }
+  if (args.empty()) ctx.fail(node, "has no inputs");
   std::size_t rank = 0;
   for (const Shape& s : shapes) rank = std::max(rank, s.size());
   Shape out(rank, 1);
@@ -34,13 +36,16 @@ void fold(ImportContext& ctx, const ::onnx::NodeProto& node, const Fn& f,
     for (std::size_t i = 0; i < s.size(); ++i) {
       std::int64_t& o = out[rank - s.size() + i];
       if (s[i] != 1) {
-        if (o != 1 && o != s[i]) ctx.fail(node, fmt::format("constant operands do not broadcast"));
+        if (o != 1 && o != s[i])
+          ctx.fail(node, fmt::format("constant operands {} and {} do not broadcast",
+                                     shape_str(shapes.front()), shape_str(s)));
         o = s[i];
       }
     }
   Value v;
   v.info = TensorInfo{out, dtype.value_or(args.back()->info.dtype)};
-  v.data = broadcast_apply(args, out, f);
+  for (const Value* a : args) v.trainable = v.trainable || a->trainable;
+  if (ctx.fold_fits(node, out)) v.set_data(broadcast_apply(args, out, f));
   ctx.define(node.output(0), std::move(v));
 }
 
@@ -128,8 +133,8 @@ void cast(ImportContext& ctx, const ::onnx::NodeProto& node) {
 
 void clip(ImportContext& ctx, const ::onnx::NodeProto& node) {
   double lo = ctx.attr_float(node, "min", -3.4e38), hi = ctx.attr_float(node, "max", 3.4e38);
-  if (ctx.has_input(node, 1)) lo = ctx.numbers(node, 1, "min").at(0);
-  if (ctx.has_input(node, 2)) hi = ctx.numbers(node, 2, "max").at(0);
+  if (ctx.has_input(node, 1)) lo = ctx.scalar(node, 1, "min");
+  if (ctx.has_input(node, 2)) hi = ctx.scalar(node, 2, "max");
   if (ctx.all_known(node))
     return fold(ctx, node,
                 [lo, hi](const std::vector<double>& x) { return std::clamp(x[0], lo, hi); });

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "graphs/lower.h"
 #include "graphs/onnx/import_context.h"
 
 namespace amdahl::graphs::onnx {
@@ -19,9 +20,41 @@ void recurrent(ImportContext& ctx, const Node& node, const std::string& kind) {
   if (ctx.attr_int(node, "layout", 0) != 0)
     ctx.fail(node, "layout 1 (batch first) is not supported; export with layout 0");
   const std::string direction = ctx.attr_string(node, "direction", "forward");
+  if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
+    ctx.fail(node,
+             fmt::format("direction '{}' is none of forward, reverse, bidirectional", direction));
   const std::int64_t dirs = direction == "bidirectional" ? 2 : 1;
   const std::int64_t hidden = ctx.attr_int(node, "hidden_size", 0);
   if (hidden <= 0) ctx.fail(node, "needs hidden_size");
+  // ONNX: W [D, G*H, I], R [D, G*H, H], B [D, 2*G*H] for G gates (LSTM 4, GRU 3, RNN 1).
+  const std::int64_t gates = kind == "lstm" ? 4 : kind == "gru" ? 3 : 1;
+  std::int64_t gh = 0;
+  if (__builtin_mul_overflow(gates, hidden, &gh) || gh > (std::int64_t{1} << 40))
+    ctx.fail(node, fmt::format("hidden_size {} is too large", hidden));
+  const Shape& xs = x.info.shape;
+  // The kinds unroll two ops per step and direction (graphs/ops/recurrent.cpp): a sequence
+  // that cannot fit the op limit is an error here, before lowering builds it op by op.
+  if (xs[0] > max_ops() / (2 * dirs))
+    ctx.fail(node, fmt::format("{} time steps x {} direction(s) unroll into more than the {} ops "
+                               "a lowering may make (--max-ops)",
+                               xs[0], dirs, max_ops()));
+  const Shape want[3] = {{dirs, gh, xs[2]}, {dirs, gh, hidden}, {dirs, 2 * gh}};
+  const char* names[3] = {"W", "R", "B"};
+  for (int i = 1; i <= 3; ++i) {
+    if (!ctx.has_input(node, i)) {
+      if (i < 3) ctx.fail(node, fmt::format("input {} ({}) is missing", i, names[i - 1]));
+      continue;
+    }
+    const Shape& s = ctx.input(node, i).info.shape;
+    if (s != want[i - 1])
+      ctx.fail(node, fmt::format("{} {} does not fit input {}: {} must be {} (directions {}, {} "
+                                 "gates x hidden_size {}{})",
+                                 names[i - 1], shape_str(s), shape_str(xs), names[i - 1],
+                                 shape_str(want[i - 1]), dirs, gates, hidden,
+                                 i == 1   ? ", input size"
+                                 : i == 2 ? ", hidden_size"
+                                          : ", x 2"));
+  }
   Params p{{"hidden_size", hidden},
            {"num_layers", std::int64_t{1}},
            {"bidirectional", dirs == 2},

@@ -91,6 +91,62 @@ Bindings bind_dims(const std::string& path, const ::onnx::GraphProto& g,
   return bound;
 }
 
+// Where a graph input feeds a node, whether that input slot takes a weight: the slots whose
+// values the mapping rules read only for their geometry or bind as learned parameters (Conv
+// W and B, Gemm B and C, MatMul's rank-2 second operand, normalization parameters, an
+// embedding table, RNN W, R and B), and the bias Add after a MatMul.
+bool weight_slot(const ::onnx::NodeProto& node, int slot, const Shape& shape,
+                 const std::map<std::string, const ::onnx::NodeProto*>& producer) {
+  const std::string& op = node.op_type();
+  if (op == "Conv" || op == "ConvTranspose" || op == "Gemm") return slot == 1 || slot == 2;
+  if (op == "MatMul") return slot == 1 && shape.size() == 2;
+  if (op == "BatchNormalization") return slot >= 1 && slot <= 4;
+  if (op == "InstanceNormalization" || op == "LayerNormalization") return slot == 1 || slot == 2;
+  if (op == "Gather") return slot == 0 && shape.size() == 2;
+  if (op == "LSTM" || op == "GRU" || op == "RNN") return slot >= 1 && slot <= 3;
+  if (op == "Add" && node.input_size() == 2 && shape.size() == 1) {
+    const auto it = producer.find(node.input(1 - slot));
+    return it != producer.end() && it->second->op_type() == "MatMul";
+  }
+  return false;
+}
+
+// Graph inputs (not initializers) of a static float shape that feed only weight slots: the
+// weights of a model exported without its parameters (export_params=False) or with them
+// bound at run time. They are weights, not step inputs: constants here, counted as
+// parameters by the layers they feed and never copied to the device per step.
+std::vector<const ::onnx::ValueInfoProto*> weight_inputs(
+    const ::onnx::GraphProto& g, const std::set<std::string>& initializers) {
+  std::map<std::string, const ::onnx::NodeProto*> producer;
+  std::map<std::string, std::vector<std::pair<const ::onnx::NodeProto*, int>>> uses;
+  for (const auto& node : g.node()) {
+    for (const auto& out : node.output()) producer[out] = &node;
+    for (int i = 0; i < node.input_size(); ++i) uses[node.input(i)].push_back({&node, i});
+  }
+  std::vector<const ::onnx::ValueInfoProto*> out;
+  for (const auto& in : g.input()) {
+    if (initializers.count(in.name()) || !uses.count(in.name())) continue;
+    const auto& type = in.type().tensor_type();
+    const int t = type.elem_type();
+    if (!type.has_shape() ||
+        (t != ::onnx::TensorProto::FLOAT && t != ::onnx::TensorProto::FLOAT16 &&
+         t != ::onnx::TensorProto::BFLOAT16 && t != ::onnx::TensorProto::DOUBLE))
+      continue;
+    Shape shape;
+    bool fixed = true;
+    for (const auto& dim : type.shape().dim()) {
+      fixed = fixed && dim.has_dim_value() && dim.dim_value() >= 0;
+      shape.push_back(dim.dim_value());
+    }
+    if (!fixed) continue;
+    bool only_weights = true;
+    for (const auto& [node, slot] : uses.at(in.name()))
+      only_weights = only_weights && weight_slot(*node, slot, shape, producer);
+    if (only_weights) out.push_back(&in);
+  }
+  return out;
+}
+
 Value graph_input(const std::string& path, const ::onnx::ValueInfoProto& in, const Bindings& dims,
                   const std::string& batch_dim) {
   const auto& type = in.type().tensor_type();
@@ -101,6 +157,9 @@ Value graph_input(const std::string& path, const ::onnx::ValueInfoProto& in, con
   for (int i = 0; i < type.shape().dim_size(); ++i) {
     const auto& dim = type.shape().dim(i);
     if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0)
+        throw UserError(fmt::format("{}: graph input '{}' dim {} is {}, not a size", path,
+                                    in.name(), i, dim.dim_value()));
       v.info.shape.push_back(dim.dim_value());
     } else if (dim.has_dim_param()) {
       const auto it = dims.find(dim.dim_param());
@@ -117,6 +176,11 @@ Value graph_input(const std::string& path, const ::onnx::ValueInfoProto& in, con
           fmt::format("{}: graph input '{}' dim {} has neither a size nor a name (dim_param)", path,
                       in.name(), i));
     }
+  }
+  try {
+    v.info.elements();
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("{}: graph input '{}': {}", path, in.name(), e.what()));
   }
   v.tensor = in.name();
   return v;
@@ -145,6 +209,7 @@ const OnnxRuleTable& onnx_rules() {
     add_constant_rules(t);
     add_recurrent_rules(t);
     add_reduce_rules(t);
+    add_einsum_rules(t);
     return t;
   }();
   return kRules;
@@ -165,6 +230,8 @@ BoundNetwork import_onnx(const std::string& path, const Bindings& sizes) {
     ctx.define(t.name(), std::move(v));
     initializers.insert(t.name());
   }
+  const std::vector<const ::onnx::ValueInfoProto*> weight_ins = weight_inputs(g, initializers);
+  for (const ::onnx::ValueInfoProto* in : weight_ins) initializers.insert(in->name());
   std::string batch_dim;
   const Bindings dims = bind_dims(path, g, initializers, sizes, batch_dim);
 
@@ -174,6 +241,28 @@ BoundNetwork import_onnx(const std::string& path, const Bindings& sizes) {
     net.name = fs::path(path).stem().string();
   net.sizes = dims;
   if (!batch_dim.empty() && dims.count(batch_dim)) net.sizes["batch"] = dims.at(batch_dim);
+
+  std::vector<std::string> weights;
+  std::int64_t weight_elements = 0;
+  for (const ::onnx::ValueInfoProto* in : weight_ins) {
+    Value v = graph_input(path, *in, dims, batch_dim);
+    v.tensor.clear();
+    v.trainable = true;
+    weights.push_back(in->name());
+    if (__builtin_add_overflow(weight_elements, v.info.elements(), &weight_elements))
+      throw UserError(fmt::format("{}: the weight inputs hold more than 2^63 elements", path));
+    ctx.define(in->name(), std::move(v));
+  }
+  if (!weights.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < weights.size() && i < 4; ++i)
+      names += (i ? ", " : "") + excerpt(weights[i]);
+    if (weights.size() > 4) names += fmt::format(" and {} more", weights.size() - 4);
+    net.assumptions.push_back(fmt::format(
+        "ONNX graph inputs that feed only weight slots are weights ({} tensors, {} elements: "
+        "{}): resident on the device, counted as parameters, not copied per step",
+        weights.size(), weight_elements, names));
+  }
 
   std::vector<NamedTensor> graph_inputs;
   for (const auto& in : g.input()) {
@@ -189,6 +278,18 @@ BoundNetwork import_onnx(const std::string& path, const Bindings& sizes) {
   const OnnxRuleTable& rules = onnx_rules();
   for (const auto& node : g.node()) {
     if (ctx.absorbed.count(&node)) continue;
+    ctx.set_current(&node);
+    // The shape every rule relies on: an output, input 0 (but for Constant), and outputs
+    // defined once (ONNX graphs are in SSA form; a redefinition would alias a value a rule
+    // still reads).
+    if (node.output_size() == 0) ctx.fail(node, "has no outputs");
+    if (node.op_type() != "Constant" && !ctx.has_input(node, 0))
+      ctx.fail(node, "input 0 is missing");
+    for (const auto& out : node.output())
+      if (!out.empty() && ctx.defined(out))
+        ctx.fail(node, fmt::format("output '{}' is already defined by an earlier node, an "
+                                   "initializer or a graph input",
+                                   excerpt(out)));
     if (!node.domain().empty() && node.domain() != "ai.onnx")
       ctx.fail(node, fmt::format("op domain '{}' is not supported (only the default ONNX domain); "
                                  "supported ops: {}",

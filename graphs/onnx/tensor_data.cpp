@@ -98,24 +98,31 @@ Value constant_value(const ::onnx::TensorProto& t, const std::string& model_dir,
   Value v;
   v.info.dtype = onnx_dtype(t.data_type(), fmt::format("{}: tensor '{}'", where, t.name()));
   for (std::int64_t d : t.dims()) v.info.shape.push_back(d);
-  const std::int64_t n = v.info.elements();
-  if (n > kKnownElements) return v;
+  std::int64_t n = 0;
+  try {
+    n = v.info.elements();
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("{}: tensor '{}': {}", where, excerpt(t.name()), e.what()));
+  }
+  if (n > kMaxFoldedElements) return v;
   using T = ::onnx::TensorProto;
+  std::optional<std::vector<double>> data;
   if (t.data_location() == T::EXTERNAL) {
-    v.data = decode_raw(t.data_type(),
-                        read_external(t, model_dir, n * dtype_bytes(v.info.dtype), where), n);
+    data = decode_raw(t.data_type(),
+                      read_external(t, model_dir, n * dtype_bytes(v.info.dtype), where), n);
   } else if (t.has_raw_data()) {
     if (static_cast<std::int64_t>(t.raw_data().size()) >= n * dtype_bytes(v.info.dtype))
-      v.data = decode_raw(t.data_type(), t.raw_data(), n);
+      data = decode_raw(t.data_type(), t.raw_data(), n);
   } else if (t.float_data_size() == n) {
-    v.data = std::vector<double>(t.float_data().begin(), t.float_data().end());
+    data = std::vector<double>(t.float_data().begin(), t.float_data().end());
   } else if (t.int64_data_size() == n) {
-    v.data = std::vector<double>(t.int64_data().begin(), t.int64_data().end());
+    data = std::vector<double>(t.int64_data().begin(), t.int64_data().end());
   } else if (t.int32_data_size() == n) {
-    v.data = std::vector<double>(t.int32_data().begin(), t.int32_data().end());
+    data = std::vector<double>(t.int32_data().begin(), t.int32_data().end());
   } else if (t.double_data_size() == n) {
-    v.data = std::vector<double>(t.double_data().begin(), t.double_data().end());
+    data = std::vector<double>(t.double_data().begin(), t.double_data().end());
   }
+  if (data) v.set_data(std::move(*data));
   return v;
 }
 

@@ -5,92 +5,21 @@
 #include "graphs/onnx/onnx_import.h"
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
 #include "graphs/lower.h"
+#include "onnx_model_builder.h"
 #include "util/error.h"
 
 using namespace amdahl;
 using namespace amdahl::graphs;
+using namespace amdahl::graphs::test;
 using Catch::Matchers::Contains;
 
 namespace {
-
-struct ModelBuilder {
-  ::onnx::ModelProto model;
-  ::onnx::GraphProto* g;
-
-  explicit ModelBuilder(int opset = 14) {
-    model.set_ir_version(8);
-    auto* o = model.add_opset_import();
-    o->set_domain("");
-    o->set_version(opset);
-    g = model.mutable_graph();
-    g->set_name("test");
-  }
-  // dims: a number, or a symbolic name.
-  void input(const std::string& name, const std::vector<std::string>& dims,
-             int type = ::onnx::TensorProto::FLOAT) {
-    auto* in = g->add_input();
-    in->set_name(name);
-    auto* t = in->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(type);
-    for (const auto& d : dims) {
-      auto* dim = t->mutable_shape()->add_dim();
-      if (std::isdigit(static_cast<unsigned char>(d[0])))
-        dim->set_dim_value(std::stoll(d));
-      else
-        dim->set_dim_param(d);
-    }
-  }
-  void initializer(const std::string& name, const IntList& dims, const IntList& ints = {}) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    for (auto d : dims) t->add_dims(d);
-    if (ints.empty()) {
-      t->set_data_type(::onnx::TensorProto::FLOAT);
-      std::int64_t n = 1;
-      for (auto d : dims) n *= d;
-      for (std::int64_t i = 0; i < n; ++i) t->add_float_data(0.0f);
-    } else {
-      t->set_data_type(::onnx::TensorProto::INT64);
-      for (auto v : ints) t->add_int64_data(v);
-    }
-  }
-  ::onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& in,
-                          const std::vector<std::string>& out, const std::string& name = {}) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(name.empty() ? op + std::to_string(g->node_size()) : name);
-    for (const auto& i : in) n->add_input(i);
-    for (const auto& o : out) n->add_output(o);
-    return n;
-  }
-  void output(const std::string& name) { g->add_output()->set_name(name); }
-  std::string save(const std::string& file) const {
-    const auto path = (std::filesystem::temp_directory_path() / file).string();
-    std::ofstream f(path, std::ios::binary);
-    model.SerializeToOstream(&f);
-    return path;
-  }
-};
-
-void set_ints(::onnx::NodeProto* n, const char* name, const IntList& v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto::INTS);
-  for (auto x : v) a->add_ints(x);
-}
-void set_int(::onnx::NodeProto* n, const char* name, std::int64_t v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto::INT);
-  a->set_i(v);
-}
 
 // x [batch, seq, 64] -> MatMul W [64, 32] + b [32] -> Reshape to [batch, seq*32] computed
 // from Shape(x) -> Relu.
@@ -227,17 +156,6 @@ TEST_CASE("asymmetric pads become a pad layer before a symmetric conv", "[onnx]"
     }
 }
 
-namespace {
-// The forward op of the first layer of `kind` in an inference lowering.
-const Operator& forward_op(const LoweredNetwork& lowered, const std::string& kind) {
-  for (OpId id = 0; id < lowered.graph.size(); ++id)
-    if (lowered.graph.op(id).kind == kind && lowered.graph.op(id).phase == Phase::kForward)
-      return lowered.graph.op(id);
-  FAIL("no forward op of kind " << kind);
-  throw;
-}
-}  // namespace
-
 TEST_CASE("ConvTranspose maps onto conv_transpose2d with the transposed geometry", "[onnx]") {
   ModelBuilder m(13);
   m.input("x", {"2", "8", "5", "5"});
@@ -290,70 +208,4 @@ TEST_CASE("InstanceNormalization maps onto instance_norm", "[onnx]") {
   // Per-instance statistics even in inference: batch norm's training cost, 7 FLOPs/element.
   CHECK(op.flops == Approx(7.0 * 2 * 3 * 4 * 4));
   CHECK(lowered.parameters == 2 * 3);
-}
-
-TEST_CASE("Einsum matrix products map onto matmul", "[onnx]") {
-  struct Case {
-    std::string eq;
-    std::vector<std::string> a, b;
-    Shape out;
-    double flops;
-  };
-  const std::vector<Case> cases = {
-      {"ij,jk->ik", {"3", "5"}, {"5", "7"}, {3, 7}, 2.0 * 3 * 5 * 7},
-      {"ik,jk->ij", {"3", "5"}, {"7", "5"}, {3, 7}, 2.0 * 3 * 5 * 7},
-      {"ij,jk->ki", {"3", "5"}, {"5", "7"}, {7, 3}, 2.0 * 3 * 5 * 7},
-      {"bij,bjk->bik", {"2", "3", "5"}, {"2", "5", "7"}, {2, 3, 7}, 2.0 * 2 * 3 * 5 * 7},
-      {"bhid,bhjd->bhij",
-       {"2", "4", "8", "16"},
-       {"2", "4", "10", "16"},
-       {2, 4, 8, 10},
-       2.0 * 2 * 4 * 8 * 10 * 16},
-      {"bhij,bhjd->bhid",
-       {"2", "4", "8", "10"},
-       {"2", "4", "10", "16"},
-       {2, 4, 8, 16},
-       2.0 * 2 * 4 * 8 * 10 * 16},
-  };
-  for (const Case& c : cases) {
-    INFO(c.eq);
-    ModelBuilder m(13);
-    m.input("a", c.a);
-    m.input("b", c.b);
-    auto* n = m.node("Einsum", {"a", "b"}, {"y"});
-    auto* attr = n->add_attribute();
-    attr->set_name("equation");
-    attr->set_type(::onnx::AttributeProto::STRING);
-    attr->set_s(c.eq);
-    m.output("y");
-    const BoundNetwork net = graphs::onnx::import_onnx(m.save("amdahl_einsum.onnx"), {});
-    REQUIRE(net.layers.size() == 2);  // and the loss appended for training
-    CHECK(net.layers[0].kind == "matmul");
-    const LoweredNetwork lowered = lower(net, {.mode = Mode::kInfer});
-    const Operator& op = forward_op(lowered, "matmul");
-    CHECK(op.output_shape == c.out);
-    CHECK(op.flops == Approx(c.flops));
-  }
-}
-
-TEST_CASE("an unsupported Einsum equation names the node, the equation and the forms", "[onnx]") {
-  ModelBuilder m(13);
-  m.input("a", {"2", "3", "5"});
-  m.input("b", {"5", "7"});
-  auto* n = m.node("Einsum", {"a", "b"}, {"y"}, "proj_einsum");
-  auto* attr = n->add_attribute();
-  attr->set_name("equation");
-  attr->set_type(::onnx::AttributeProto::STRING);
-  attr->set_s("bij,jk->bik");
-  m.output("y");
-  std::string e = "no error";
-  try {
-    graphs::onnx::import_onnx(m.save("amdahl_einsum_bad.onnx"), {});
-  } catch (const UserError& err) {
-    e = err.what();
-  }
-  CHECK_THAT(e, Contains("node 'proj_einsum'"));
-  CHECK_THAT(e, Contains("equation 'bij,jk->bik' is not supported"));
-  CHECK_THAT(e, Contains("bhid,bhjd->bhij"));
-  CHECK(e.find('\n') == std::string::npos);
 }
