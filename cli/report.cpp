@@ -8,6 +8,7 @@
 
 #include "cli/table.h"
 #include "hw/units.h"
+#include "util/suggest.h"
 
 namespace amdahl::cli {
 
@@ -114,14 +115,48 @@ nlohmann::json prediction_json(const model::Prediction& p) {
                  {"device_capacity_bytes", p.device_memory_bytes},
                  {"exceeds_device", memory_exceeded(p)}};
   j["flops"] = p.total_flops;
+  j["gpus"] = p.gpus;
+  if (p.gpus > 1) {
+    const model::Communication& c = p.communication;
+    j["communication"] = {{"devices", c.devices},      {"route", c.route},
+                          {"buckets", c.buckets},      {"bytes", c.bytes},
+                          {"busy_s", c.busy_s},        {"exposed_s", c.exposed_s},
+                          {"algorithms", c.algorithms}};
+  }
   j["assumptions"] = p.assumptions;
   return j;
 }
 
-void print_prediction_table(std::ostream& out, const model::Prediction& p) {
-  out << fmt::format("{} on {} ({}, {}), batch {}, {}, {}\n", p.workload, p.system, p.device,
-                     p.device_model, p.batch, graphs::mode_name(p.mode),
+std::string batch_text(const model::Prediction& p) {
+  return p.gpus > 1 ? fmt::format("batch {} per GPU x {} GPUs", p.batch, p.gpus)
+                    : fmt::format("batch {}", p.batch);
+}
+
+std::string prediction_header(const model::Prediction& p) {
+  return fmt::format("{} on {} ({}, {}), {}, {}, {}", p.workload, p.system, p.device,
+                     p.device_model, batch_text(p), graphs::mode_name(p.mode),
                      precision_name(p.precision));
+}
+
+namespace {
+
+void print_communication(std::ostream& out, const model::Prediction& p) {
+  if (p.gpus <= 1) return;
+  const model::Communication& c = p.communication;
+  out << fmt::format(
+      "\ncommunication ({} GPUs: {}):\n"
+      "  {} gradient buckets, {:.1f} MB all-reduced per step ({})\n"
+      "  all-reduce busy {} ({} of the step), exposed {} ({}; the rest hidden behind the "
+      "backward pass)\n"
+      "  route: {}\n",
+      c.gpus, join(c.devices), c.buckets, c.bytes / 1e6, c.algorithms, seconds(c.busy_s),
+      pct(c.busy_s, p.step_time_s), seconds(c.exposed_s), pct(c.exposed_s, p.step_time_s), c.route);
+}
+
+}  // namespace
+
+void print_prediction_table(std::ostream& out, const model::Prediction& p) {
+  out << prediction_header(p) << '\n';
   out << fmt::format("step time     {}\n", seconds(p.step_time_s));
   out << fmt::format("throughput    {:.1f} samples/s\n", p.samples_per_s);
   out << fmt::format("ops           {}\n", p.op_count);
@@ -131,16 +166,21 @@ void print_prediction_table(std::ostream& out, const model::Prediction& p) {
   share_table(out, "op class", p.by_class, p.step_time_s);
   out << '\n';
   share_table(out, "bound", p.by_bound, p.step_time_s);
-  if (!p.assumptions.empty()) {
-    out << "\nassumptions:\n";
-    for (const auto& a : p.assumptions) out << "  - " << a << '\n';
-  }
+  print_communication(out, p);
+  print_assumptions(out, p.assumptions);
+}
+
+void print_assumptions(std::ostream& out, const std::vector<std::string>& assumptions,
+                       std::string_view title) {
+  if (assumptions.empty()) return;
+  out << '\n' << title << ":\n";
+  for (const auto& a : assumptions) out << "  - " << a << '\n';
 }
 
 void print_prediction_csv(std::ostream& out, const model::Prediction& p) {
-  Table t({"workload", "system", "device", "batch", "mode", "precision", "step_time_s",
+  Table t({"workload", "system", "device", "batch", "gpus", "mode", "precision", "step_time_s",
            "samples_per_s", "ops", "parameters", "flops"});
-  t.add({p.workload, p.system, p.device, std::to_string(p.batch),
+  t.add({p.workload, p.system, p.device, std::to_string(p.batch), std::to_string(p.gpus),
          std::string(graphs::mode_name(p.mode)), std::string(precision_name(p.precision)),
          fmt::format("{:.6g}", p.step_time_s), fmt::format("{:.6g}", p.samples_per_s),
          std::to_string(p.op_count), std::to_string(p.parameters),
@@ -150,8 +190,8 @@ void print_prediction_csv(std::ostream& out, const model::Prediction& p) {
 
 void print_breakdown_table(std::ostream& out, const model::Prediction& p,
                            const graphs::OpGraph& g) {
-  out << fmt::format("{} on {} ({}), batch {}, {}: step {}, {}\n\n", p.workload, p.system,
-                     p.device_model, p.batch, graphs::mode_name(p.mode), seconds(p.step_time_s),
+  out << fmt::format("{} on {} ({}), {}, {}: step {}, {}\n\n", p.workload, p.system, p.device_model,
+                     batch_text(p), graphs::mode_name(p.mode), seconds(p.step_time_s),
                      model::step_binding(p));
   out << "critical path by op class (device busy time alongside):\n";
   Table classes({"op class", "time", "share", "busy"});
@@ -208,6 +248,7 @@ void print_breakdown_table(std::ostream& out, const model::Prediction& p,
              fmt::format("{:.2f}", c.memory_efficiency), model::kernel_name(c.kernel)});
   }
   ops.print(out);
+  print_communication(out, p);
 }
 
 nlohmann::json breakdown_json(const model::Prediction& p, const graphs::OpGraph& g) {

@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "model/prediction.h"
 
@@ -13,6 +16,11 @@ namespace amdahl::cli {
 nlohmann::json prediction_json(const model::Prediction& p);
 
 // Prints the memory footprint; warns when its peak exceeds the device's memory.
+// "batch 64" or "batch 64 per GPU x 8 GPUs".
+std::string batch_text(const model::Prediction& p);
+// The first line of a prediction's table: workload, system, device, batch, mode, precision.
+std::string prediction_header(const model::Prediction& p);
+
 void print_prediction_table(std::ostream& out, const model::Prediction& p);
 // Whether the footprint's peak exceeds the capacity of the prediction's device.
 bool memory_exceeded(const model::Prediction& p);
@@ -24,6 +32,10 @@ void print_breakdown_table(std::ostream& out, const model::Prediction& p,
 nlohmann::json breakdown_json(const model::Prediction& p, const graphs::OpGraph& graph);
 void print_breakdown_csv(std::ostream& out, const model::Prediction& p,
                          const graphs::OpGraph& graph);
+
+// "\nTITLE:\n  - line" for each assumption; nothing when there are none.
+void print_assumptions(std::ostream& out, const std::vector<std::string>& assumptions,
+                       std::string_view title = "assumptions");
 
 // "12.3 ms" style rendering of seconds.
 std::string seconds(double s);

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <iostream>
+#include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -90,30 +92,73 @@ void register_sweep(CLI::App& app) {
     const Workload first = load_workload(*o);  // validates every input once
     std::vector<model::SweepAxis> axes;
     for (const auto& v : args->vary) axes.push_back(model::parse_vary(v));
-    const auto grid = model::sweep_grid(axes, size_overrides(*o));
+    // `gpus` is not a size: each of its values is a sweep of the size axes at that many
+    // data-parallel replicas (the grid checks that no axis repeats).
+    std::vector<model::SweepAxis> size_axes;
+    std::vector<std::int64_t> gpu_counts{o->gpus};
+    for (const auto& a : axes)
+      if (a.name == "gpus")
+        gpu_counts = a.values;
+      else
+        size_axes.push_back(a);
+    model::sweep_grid(axes, {});  // a repeated axis is an error before any work
+    const bool scaling = gpu_counts.size() > 1 || o->gpus > 1 || gpu_counts.front() > 1;
     model::SweepOptions so;
     so.predict = first.predict;
-    so.compare_host = !args->no_cpu;
+    // The all-on-CPU comparison is of one device: not made for data-parallel steps.
+    so.compare_host = !args->no_cpu && !scaling;
     so.threads = args->threads;
-    const auto rows = model::sweep(lower_at(*o, system), system, grid, so);
+    struct Row {
+      std::int64_t gpus = 1;
+      std::size_t point = 0;  // index in the size grid
+      model::SweepRow r;
+    };
+    std::vector<Row> rows;
+    for (const std::int64_t g : gpu_counts) {
+      if (g > std::numeric_limits<int>::max())
+        throw UserError(fmt::format("--vary gpus: {} GPUs is more than amdahl models", g));
+      WorkloadOptions at = *o;
+      at.gpus = static_cast<int>(g);
+      const auto grid = model::sweep_grid(size_axes, size_overrides(at));
+      const auto points = model::sweep(lower_at(at, system), system, grid, so);
+      for (std::size_t i = 0; i < points.size(); ++i) rows.push_back({g, i, points[i]});
+    }
+    // Speedup and scaling efficiency against the fewest GPUs at the same sizes.
+    const std::int64_t base_gpus = *std::min_element(gpu_counts.begin(), gpu_counts.end());
+    std::map<std::size_t, double> base_throughput;
+    for (const Row& row : rows)
+      if (row.gpus == base_gpus) base_throughput[row.point] = row.r.samples_per_s;
+    auto speedup = [&](const Row& row) {
+      const double base = base_throughput.at(row.point);
+      return base > 0 ? row.r.samples_per_s / base : 0.0;
+    };
+    auto efficiency = [&](const Row& row) {
+      return speedup(row) * static_cast<double>(base_gpus) / static_cast<double>(row.gpus);
+    };
+    const bool gpus_varied = gpu_counts.size() > 1;
 
     std::set<std::string> classes, bounds;
-    for (const auto& r : rows) {
-      for (const auto& [k, v] : r.share_by_class) classes.insert(k);
-      for (const auto& [k, v] : r.share_by_bound) bounds.insert(k);
+    for (const auto& row : rows) {
+      for (const auto& [k, v] : row.r.share_by_class) classes.insert(k);
+      for (const auto& [k, v] : row.r.share_by_bound) bounds.insert(k);
     }
     const std::string dev = so.predict.device.empty() ? system.default_device : so.predict.device;
     const hw::DeviceSpec* host = system.host_of(dev);
     const bool cpu = so.compare_host && host && system.device(dev).kind != hw::DeviceKind::kCpu;
 
     nlohmann::json points = nlohmann::json::array();
-    for (const auto& r : rows) {
+    for (const auto& [gpus, point, r] : rows) {
       nlohmann::json row = {{"sizes", r.sizes},
+                            {"gpus", gpus},
                             {"batch", r.batch},
                             {"step_time_s", r.step_s},
                             {"samples_per_s", r.samples_per_s},
                             {"share_by_class", r.share_by_class},
                             {"share_by_bound", r.share_by_bound}};
+      if (gpus_varied) {
+        row["speedup"] = speedup({gpus, point, r});
+        row["scaling_efficiency"] = efficiency({gpus, point, r});
+      }
       if (cpu) {
         row["cpu_step_time_s"] = r.host_step_s;
         row["cpu_vs_accelerator_speedup"] = r.host_speedup;
@@ -130,18 +175,28 @@ void register_sweep(CLI::App& app) {
     const bool batch_varied =
         std::any_of(axes.begin(), axes.end(), [](const auto& a) { return a.name == "batch"; });
     if (!batch_varied) head.push_back("batch");
+    if (scaling && !gpus_varied) head.push_back("gpus");
     for (const char* c : {"step_time_s", "samples_per_s"}) head.push_back(c);
+    if (gpus_varied)
+      for (const char* c : {"speedup", "scaling_efficiency"}) head.push_back(c);
     if (cpu)
       for (const char* c : {"cpu_step_time_s", "cpu_vs_accelerator_speedup"}) head.push_back(c);
     for (const auto& c : classes) head.push_back("share_" + c);
     for (const auto& b : bounds) head.push_back("bound_" + b);
     Table t(head);
-    for (const auto& r : rows) {
+    for (const Row& each : rows) {
+      const model::SweepRow& r = each.r;
       std::vector<std::string> row;
-      for (const auto& a : axes) row.push_back(std::to_string(r.sizes.at(a.name)));
+      for (const auto& a : axes)
+        row.push_back(std::to_string(a.name == "gpus" ? each.gpus : r.sizes.at(a.name)));
       if (!batch_varied) row.push_back(std::to_string(r.batch));
+      if (scaling && !gpus_varied) row.push_back(std::to_string(each.gpus));
       row.push_back(num(r.step_s));
       row.push_back(num(r.samples_per_s));
+      if (gpus_varied) {
+        row.push_back(num(speedup(each)));
+        row.push_back(num(efficiency(each)));
+      }
       if (cpu) {
         row.push_back(num(r.host_step_s));
         row.push_back(num(r.host_speedup));

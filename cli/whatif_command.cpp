@@ -30,12 +30,6 @@ namespace {
 
 std::string times(double x) { return std::isinf(x) ? "inf" : fmt::format("{:.3f}x", x); }
 
-std::string header(const model::Prediction& p) {
-  return fmt::format("{} on {} ({}, {}), batch {}, {}, {}", p.workload, p.system, p.device,
-                     p.device_model, p.batch, graphs::mode_name(p.mode),
-                     precision_name(p.precision));
-}
-
 std::string join_classes(const model::ClassSpeedups& s) {
   std::string out;
   for (int i = 0; i < graphs::kOpClassCount; ++i)
@@ -121,7 +115,7 @@ void run_speedups(const WorkloadOptions& o, OutputDir& out, const std::string& s
         break;
       }
       case Format::kTable: {
-        os << header(base) << "\n";
+        os << prediction_header(base) << "\n";
         os << fmt::format("what if        {}\n", what);
         os << fmt::format("baseline       {}\n", seconds(r.baseline_s));
         os << fmt::format("new step time  {}\n", seconds(r.new_s));
@@ -133,6 +127,7 @@ void run_speedups(const WorkloadOptions& o, OutputDir& out, const std::string& s
         os << fmt::format("accelerability by op class (host dispatch/sync {:.1f}% of the step):\n",
                           100 * acc.host_share);
         accelerability_table(acc).print(os);
+        print_assumptions(os, base.assumptions);
         break;
       }
     }
@@ -171,7 +166,7 @@ void run_device(const WorkloadOptions& o, OutputDir& out, const std::string& dev
         break;
       }
       case Format::kTable: {
-        os << header(r.baseline) << "\n";
+        os << prediction_header(r.baseline) << "\n";
         os << fmt::format("what if        {} is replaced by {} ({})\n", r.baseline.device,
                           r.changed.device_model, device_file);
         os << fmt::format("baseline       {}\n", seconds(r.baseline.step_time_s));
@@ -186,6 +181,13 @@ void run_device(const WorkloadOptions& o, OutputDir& out, const std::string& dev
         for (const auto& [k, v] : rows) t.add({k, seconds(v.first), seconds(v.second)});
         os << "critical path by op class:\n";
         t.print(os);
+        print_assumptions(os, r.baseline.assumptions);
+        std::vector<std::string> added;
+        for (const auto& a : r.changed.assumptions)
+          if (std::find(r.baseline.assumptions.begin(), r.baseline.assumptions.end(), a) ==
+              r.baseline.assumptions.end())
+            added.push_back(a);
+        print_assumptions(os, added, fmt::format("assumptions with {}", r.changed.device_model));
         break;
       }
     }
@@ -281,7 +283,7 @@ void run_runtime(const WorkloadOptions& o, OutputDir& out, const std::string& mo
         break;
       }
       case Format::kTable: {
-        os << header(base) << "\n";
+        os << prediction_header(base) << "\n";
         os << fmt::format("what if        the runtime {} runs {} ({})\n", w.system.runtime.name,
                           chosen->name, chosen->description);
         os << fmt::format("baseline       {} ({}, {})\n", seconds(base.step_time_s),
@@ -296,6 +298,7 @@ void run_runtime(const WorkloadOptions& o, OutputDir& out, const std::string& mo
                  times(base.step_time_s / r.p.step_time_s), std::string(model::step_binding(r.p)),
                  seconds(host_total(r.p)), seconds(device_total(r.p))});
         t.print(os);
+        print_assumptions(os, base.assumptions);
         break;
       }
     }
@@ -329,12 +332,10 @@ void register_whatif(CLI::App& app) {
   // default device with the file's.
   cmd->callback([o, speedup, k, runtime] {
     OutputDir out(o->out_dir, o->force);
-    // A --device that names a path (it has a '/' or ends in .yaml) must be a readable file;
-    // any other name is a device instance of the system, checked against its list.
-    const bool device_path = o->device.find('/') != std::string::npos ||
-                             o->device.ends_with(".yaml") || o->device.ends_with(".yml");
-    if (device_path) check_input_file(o->device, kMaxTextInputBytes, "device file");
-    const bool device_file = device_path;
+    // A --device that names a file must be a readable one; any other name is a device
+    // instance of the system, checked against its list.
+    const bool device_file = names_a_file(o->device);
+    if (device_file) check_input_file(o->device, kMaxTextInputBytes, "device file");
     if (int(device_file) + int(!speedup->empty()) + int(!runtime->empty()) > 1)
       throw UserError("whatif: give one of --speedup, --device FILE and --runtime");
     if (device_file) return run_device(*o, out, o->device);

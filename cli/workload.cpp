@@ -62,8 +62,22 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
     cmd->add_option("--device", o.device, "device that runs the ops (default: the system's)");
     add_allow_path_option(cmd);
   }
-  cmd->add_option("--batch", o.batch, "samples per step (binds the size 'batch')")
-      ->check(at_least_one());
+  auto* batch = cmd->add_option("--batch", o.batch,
+                                "samples per step (binds the size 'batch'); per GPU with --gpus")
+                    ->check(at_least_one());
+  if (with_system) {
+    cmd->add_option("--gpus", o.gpus,
+                    "data-parallel training on N GPUs of the default device's model (PyTorch "
+                    "DDP: gradients all-reduced in buckets during the backward pass); --batch "
+                    "is per GPU (weak scaling)")
+        ->check(at_least_one())
+        ->capture_default_str();
+    cmd->add_option("--global-batch", o.global_batch,
+                    "samples per step over all GPUs (strong scaling: each GPU's batch is this "
+                    "divided by --gpus)")
+        ->check(at_least_one())
+        ->excludes(batch);
+  }
   cmd->add_option("--set", o.sets, "bind a symbolic size, NAME=VALUE (repeatable)");
   cmd->add_option("--mode", o.mode, "training step or inference pass")
       ->check(CLI::IsMember({"train", "infer"}))
@@ -110,6 +124,13 @@ void add_allow_path_option(CLI::App* cmd) {
 graphs::Bindings size_overrides(const WorkloadOptions& o) {
   graphs::Bindings b;
   if (o.batch) b["batch"] = *o.batch;
+  if (o.global_batch) {
+    if (*o.global_batch % o.gpus != 0)
+      throw UserError(fmt::format(
+          "--global-batch {}: not a multiple of --gpus {} (each GPU takes an equal batch)",
+          *o.global_batch, o.gpus));
+    b["batch"] = *o.global_batch / o.gpus;
+  }
   for (const auto& s : o.sets) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -152,6 +173,8 @@ graphs::LoweringOptions lowering_options(const WorkloadOptions& o, const hw::Sys
   lo.precision = *parse_precision(o.precision);
   lo.fused_optimizer = system.runtime.optimizer.impl != hw::OptimizerImpl::kLoop;
   lo.accumulation_steps = o.accumulate;
+  lo.data_parallel.replicas = o.gpus;
+  lo.data_parallel.bucket_cap_bytes = system.runtime.collectives.bucket_cap_bytes;
   return lo;
 }
 

@@ -40,6 +40,8 @@ struct WorkloadOptions {
   bool force = false;  // --force: -o may replace files in a non-empty folder
   std::string place;   // --place: accelerator, host, or CLASS=TARGET,... (model/placement.h)
   bool inputs_on_device = false;  // --inputs-on-device
+  int gpus = 1;                   // --gpus: data-parallel replicas (graphs::DataParallel)
+  std::optional<std::int64_t> global_batch;  // --global-batch: split over the GPUs
 };
 
 // Declares the options on `cmd`. `with_system` false for commands without a system

@@ -17,24 +17,29 @@
 // keeps a checked copy (calibrate/cuda/conv_bytes.h), so that a fitted memory efficiency
 // means the same thing in the fit and in predictions.
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
+
+#include "util/checked_math.h"
 
 namespace amdahl::graphs {
 
 // Output positions along one dimension; nullopt when the dilated window does not fit the
-// padded input or the stride is not positive.
+// padded input, the stride is not positive, or the span or the padded input passes 2^63
+// (graphs/ops/conv.cpp reports that one first, located).
 inline std::optional<std::int64_t> conv_output_extent(std::int64_t in, std::int64_t kernel,
                                                       std::int64_t pad, std::int64_t stride,
                                                       std::int64_t dilation = 1) {
-  const std::int64_t span = dilation * (kernel - 1) + 1, padded = in + 2 * pad;
-  if (stride <= 0 || padded < span) return std::nullopt;
-  return (padded - span) / stride + 1;
+  const CheckedInt span = CheckedInt(dilation) * (kernel - 1) + 1;
+  const CheckedInt padded = CheckedInt(in) + CheckedInt(2) * pad;
+  if (stride <= 0 || !span.ok() || !padded.ok() || padded.value() < span.value())
+    return std::nullopt;
+  return (padded.value() - span.value()) / stride + 1;
 }
 
+// min(in, out x kernel) for sizes >= 0, without forming a product beyond `in`.
 inline std::int64_t conv_input_extent(std::int64_t in, std::int64_t out, std::int64_t kernel) {
-  return std::min(in, out * kernel);
+  return out > 0 && kernel > in / out ? in : out * kernel;
 }
 
 }  // namespace amdahl::graphs

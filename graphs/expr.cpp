@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdint>
 
+#include "util/checked_math.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -30,9 +31,9 @@ class Parser {
     throw UserError(fmt::format("in size expression '{}': {}", excerpt(text_), what));
   }
   // Every result is checked: a value beyond 2^63 is an error, never a wrapped number.
-  std::int64_t checked(bool overflowed, const std::int64_t& v) const {  // v read after the check
-    if (overflowed) fail("the value overflows 2^63 (sizes too large?)");
-    return v;
+  std::int64_t checked(const CheckedInt& v) const {
+    if (!v.ok()) fail("the value overflows 2^63 (sizes too large?)");
+    return v.value();
   }
   // Parentheses and unary minus recurse: their nesting is bounded so that no expression can
   // exhaust the stack.
@@ -58,11 +59,10 @@ class Parser {
   std::int64_t expr() {
     std::int64_t v = term();
     for (;;) {
-      std::int64_t r = 0;
       if (accept('+'))
-        v = checked(__builtin_add_overflow(v, term(), &r), r);
+        v = checked(CheckedInt(v) + term());
       else if (accept('-'))
-        v = checked(__builtin_sub_overflow(v, term(), &r), r);
+        v = checked(CheckedInt(v) - term());
       else
         return v;
     }
@@ -80,9 +80,8 @@ class Parser {
       else
         return v;
       const std::int64_t rhs = unary();
-      std::int64_t r = 0;
       if (op == '*') {
-        v = checked(__builtin_mul_overflow(v, rhs, &r), r);
+        v = checked(CheckedInt(v) * rhs);
       } else if (bindings_) {  // without bindings only names are collected
         if (rhs == 0) fail("division by zero");
         if (v == INT64_MIN && rhs == -1) fail("the value overflows 2^63 (sizes too large?)");
@@ -93,8 +92,7 @@ class Parser {
   std::int64_t unary() {
     if (accept('-')) {
       const Nested nested(*this);
-      std::int64_t r = 0;
-      return checked(__builtin_sub_overflow(std::int64_t{0}, unary(), &r), r);
+      return checked(CheckedInt(0) - unary());
     }
     return primary();
   }
@@ -111,9 +109,7 @@ class Parser {
     if (std::isdigit(static_cast<unsigned char>(c))) {
       std::int64_t v = 0;
       while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
-        v = checked(
-            __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, text_[pos_++] - '0', &v),
-            v);
+        v = checked(CheckedInt(v) * 10 + (text_[pos_++] - '0'));
       return v;
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {

@@ -54,6 +54,7 @@ struct LayerRecord {
   std::vector<OpId> weight_grad;  // per weight
   std::size_t plan_record = 0;    // its LoweringPlan::Record when a plan is kept
   bool weights_cast = false;      // autocast made 16-bit copies of its weights (graphs/autocast.h)
+  std::size_t first_weight = 0;   // index of its first weight in the step's weight list
 };
 
 std::string output_name(const std::string& layer, std::size_t i) {
@@ -86,6 +87,11 @@ class Lowerer {
     out_.mode = options_.mode;
     out_.precision = options_.precision;
     out_.accumulation_steps = steps;
+    const int replicas = options_.data_parallel.replicas;
+    if (replicas < 1)
+      throw UserError(fmt::format("data-parallel replicas must be at least 1 (got {})", replicas));
+    out_.replicas = replicas;
+    ddp_ = training_ && replicas > 1;
     // Most layers lower to a few ops per pass (forward; data and weight gradients; update):
     // reserving for that spares re-growing the vertex vector on large networks.
     out_.graph.reserve(net_.layers.size() * (training_ ? 4 * static_cast<std::size_t>(steps) : 1) +
@@ -104,11 +110,15 @@ class Lowerer {
       records_.clear();
       previous_.clear();
       overwritten_.clear();  // each micro-batch's forward pass writes its own tensors
+      micro_weights_ = 0;
       emit_input_transfers();
       for (const Layer& layer : net_.layers) forward_located(layer);
       if (training_) {
-        backward();
+        const bool last = micro_ == steps - 1;
+        if (ddp_ && last) begin_buckets(sums);
+        backward(ddp_ && last && steps == 1 ? &sums : nullptr);
         accumulate(sums);
+        if (ddp_ && last) launch_buckets(sums, true);
       }
       if (micro_ == 0) out_.micro_batch_end = out_.graph.size();
     }
@@ -361,13 +371,15 @@ class Lowerer {
       for (auto& t : outputs)
         if (is_float(t.dtype)) t.dtype = *run_dtype;
     if (kind.weights) rec.weights = kind.weights(layer, inputs);
+    rec.first_weight = micro_weights_;
+    micro_weights_ += rec.weights.size();
     plan_rec.counts_weights = micro_ == 0;
     plan_rec.first_weight = out_.weights.size();
     plan_rec.weight_count = rec.weights.size();
     if (micro_ == 0)
       for (const auto& w : rec.weights) {
         out_.weights.push_back({layer.name, w.name, w.elements});
-        out_.parameters += w.elements;
+        out_.parameters = add_parameters(layer, out_.parameters, w.elements);
       }
     if (rec.weights_cast) emit_weight_casts(rec, half_dtype(), deps, plan_rec.weight_casts);
     ForwardContext ctx(layer, inputs, outputs, options_.precision, training_);
@@ -430,7 +442,9 @@ class Lowerer {
     return id;
   }
 
-  void backward() {
+  // `ready`: with data parallelism and no accumulation, the gradient sums, which each
+  // record's final weight gradients complete (their buckets launch as they fill).
+  void backward(std::vector<WeightGrad>* ready) {
     bool has_loss = false;
     for (const auto& rec : records_) has_loss = has_loss || rec.kind->is_loss;
     if (!has_loss) {
@@ -510,6 +524,14 @@ class Lowerer {
           if (plan_rec) plan_rec->grad_casts.push_back({rec.weight_grad[w], grad, w});
         }
       }
+      if (ready) {
+        for (std::size_t w = 0; w < rec.weights.size(); ++w) {
+          WeightGrad& sum = ready->at(rec.first_weight + w);
+          sum.grad = rec.weight_grad[w];
+          gradient_ready(rec.first_weight + w, sum);
+        }
+        launch_buckets(*ready, false);
+      }
     }
   }
 
@@ -544,7 +566,8 @@ class Lowerer {
         // parameter whose grad is None.
         const OpId grad = w < rec.weight_grad.size() ? rec.weight_grad[w] : kNoOp;
         if (micro_ == 0) {
-          sums.push_back({rec.layer->name, rec.weights[w].name, n, grad});
+          // (Data parallel without accumulation: the backward pass made the sums already.)
+          if (sums.size() == j) sums.push_back({rec.layer->name, rec.weights[w].name, n, grad});
           continue;
         }
         if (grad == kNoOp) continue;
@@ -562,7 +585,73 @@ class Lowerer {
         sum.grad =
             add(std::move(op), {{sum.grad, kF32Bytes * n, bytes}, {grad, kF32Bytes * n, bytes}});
         step(LoweringPlan::Step::Kind::kAccumulate, j, sum.grad);
+        if (ddp_ && micro_ == options_.accumulation_steps - 1) {
+          gradient_ready(j, sum);
+          launch_buckets(sums, false);
+        }
       }
+  }
+
+  // Data parallelism (lower.h): the buckets of this step's weights, none complete yet.
+  void begin_buckets(std::vector<WeightGrad>& sums) {
+    std::vector<std::int64_t> elements;
+    for (const auto& rec : records_)
+      for (const Weight& w : rec.weights) {
+        elements.push_back(w.elements);
+        if (micro_ == 0)  // the backward pass completes each sum (no accumulation)
+          sums.push_back({rec.layer->name, w.name, static_cast<double>(w.elements), kNoOp});
+      }
+    const auto buckets = gradient_buckets(elements, options_.data_parallel);
+    bucket_of_.assign(elements.size(), 0);
+    waiting_.clear();
+    bucket_deps_.assign(buckets.size(), {});
+    next_bucket_ = 0;
+    out_.buckets.clear();
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      GradientBucket& bucket = out_.buckets.emplace_back();
+      bucket.weights = buckets[b];
+      for (const std::size_t j : buckets[b]) {
+        bucket_of_[j] = b;
+        bucket.bytes += kF32Bytes * static_cast<double>(elements[j]);
+      }
+      waiting_.push_back(buckets[b].size());
+    }
+  }
+
+  // Weight j's gradient sum is final (`sum.grad`; kNoOp: it has none, a dead branch).
+  void gradient_ready(std::size_t j, const WeightGrad& sum) {
+    const std::size_t b = bucket_of_.at(j);
+    if (sum.grad != kNoOp)
+      bucket_deps_[b].push_back({sum.grad, kF32Bytes * sum.elements, BytesSource::weight_f32(j)});
+    --waiting_[b];
+  }
+
+  // Emits the all-reduce of each complete bucket in order, stopping at the first incomplete
+  // one (DDP launches buckets in order); `all`: the backward pass is over, so every bucket
+  // left goes (its weights without a gradient count as ready). The weights' sums then read
+  // the all-reduced gradient.
+  void launch_buckets(std::vector<WeightGrad>& sums, bool all) {
+    for (; next_bucket_ < out_.buckets.size(); ++next_bucket_) {
+      const std::size_t b = next_bucket_;
+      if (!all && waiting_[b] > 0) return;
+      GradientBucket& bucket = out_.buckets[b];
+      Operator op;
+      op.name = fmt::format("ddp.bucket{}.all_reduce", b);
+      op.layer = "ddp";
+      op.kind = "all_reduce";
+      op.op_class = OpClass::kCommunication;
+      op.phase = Phase::kBackwardWeight;
+      op.precision = Precision::kFp32;
+      op.dtype = DType::kF32;
+      all_reduce_numbers(op, bucket.bytes / kF32Bytes);
+      const int micro = micro_;
+      micro_ = 0;  // named without a micro-batch prefix
+      bucket.op = add(std::move(op), bucket_deps_[b]);
+      micro_ = micro;
+      step(LoweringPlan::Step::Kind::kAllReduce, b, bucket.op);
+      for (const std::size_t j : bucket.weights)
+        if (sums[j].grad != kNoOp) sums[j].grad = bucket.op;
+    }
   }
 
   Operator update_op(std::string name, const std::string& layer, double elements) const {
@@ -615,6 +704,14 @@ class Lowerer {
   std::map<std::string, std::string> overwritten_;  // tensor -> the in-place layer that did
   int micro_ = 0;
   LoweringPlan* plan_ = nullptr;  // recorded when given
+  // Data parallelism: the bucket of each weight, the weights each bucket still waits for,
+  // its gradients, and the next bucket to launch.
+  std::size_t micro_weights_ = 0;  // weights of the micro-batch's layers so far
+  bool ddp_ = false;
+  std::vector<std::size_t> bucket_of_;
+  std::vector<std::size_t> waiting_;
+  std::vector<Deps> bucket_deps_;
+  std::size_t next_bucket_ = 0;
   std::size_t slot_count_ = 0;
 };
 

@@ -51,11 +51,41 @@ namespace amdahl::graphs {
 enum class Mode { kTrain, kInfer };
 std::string_view mode_name(Mode m);
 
+// Data-parallel training (replicas > 1, training only), as PyTorch DistributedDataParallel
+// runs it: each replica lowers the same step on its own batch; the weight gradients are
+// grouped into buckets (gradient_buckets(): the weights in reverse order, the order their
+// gradients become ready, a bucket closed once it holds first_bucket_bytes for the first
+// bucket and bucket_cap_bytes for the others), and each bucket is all-reduced by one
+// `all_reduce` op (class communication, phase backward_weight, fp32, reading and writing the
+// bucket's 4 bytes per parameter, no FLOPs counted). Buckets are launched in order, each as
+// soon as it and every bucket before it is complete: during the backward pass, after the op
+// that completes it (with gradient accumulation, after the last micro-batch's sums). Each
+// weight's update waits for its bucket's all-reduce. Which devices take part and what an
+// all-reduce costs are the prediction's business (model/collective.h).
+struct DataParallel {
+  int replicas = 1;
+  double first_bucket_bytes = 1 << 20;         // PyTorch DDP: dist._DEFAULT_FIRST_BUCKET_BYTES
+  double bucket_cap_bytes = 25.0 * (1 << 20);  // PyTorch DDP: bucket_cap_mb = 25
+};
+
 struct LoweringOptions {
   Mode mode = Mode::kTrain;
   Precision precision = Precision::kFp32;
   bool fused_optimizer = false;
   int accumulation_steps = 1;  // micro-batches per optimizer step; > 1 only when training
+  DataParallel data_parallel;
+};
+
+// The buckets of gradient_buckets(): for each, the weights it holds (indices into
+// LoweredNetwork::weights, in the order they are added), given each weight's element count.
+std::vector<std::vector<std::size_t>> gradient_buckets(const std::vector<std::int64_t>& elements,
+                                                       const DataParallel& dp);
+
+// One all-reduced bucket of a data-parallel step.
+struct GradientBucket {
+  std::vector<std::size_t> weights;  // indices into LoweredNetwork::weights
+  double bytes = 0;                  // fp32 gradient bytes
+  OpId op = kNoOp;                   // its all_reduce op
 };
 
 struct WeightTensor {
@@ -74,6 +104,8 @@ struct LoweredNetwork {
   Mode mode = Mode::kTrain;
   Precision precision = Precision::kFp32;
   int accumulation_steps = 1;
+  int replicas = 1;                     // data-parallel replicas the step was lowered for
+  std::vector<GradientBucket> buckets;  // their all-reduced gradient buckets (replicas > 1)
   // Ops [0, micro_batch_end) are the input copies, forward and backward of the first
   // micro-batch (the memory footprint counts these).
   OpId micro_batch_end = 0;

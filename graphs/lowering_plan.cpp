@@ -1,5 +1,7 @@
 #include "graphs/lowering_plan.h"
 
+#include "graphs/ops/common.h"
+
 namespace amdahl::graphs {
 
 void transfer_numbers(Operator& op, const TensorInfo& t) {
@@ -40,6 +42,33 @@ void update_numbers(Operator& op, OptimizerKind optimizer, double elements) {
   op.flops = c.flops_per_element * elements;
   op.bytes_read = c.bytes_read_per_element * elements;
   op.bytes_written = c.bytes_written_per_element * elements;
+}
+
+void all_reduce_numbers(Operator& op, double elements) {
+  op.output_shape = {static_cast<std::int64_t>(elements)};
+  op.flops = 0;
+  op.bytes_read = kF32Bytes * elements;
+  op.bytes_written = kF32Bytes * elements;
+}
+
+std::vector<std::vector<std::size_t>> gradient_buckets(const std::vector<std::int64_t>& elements,
+                                                       const DataParallel& dp) {
+  std::vector<std::vector<std::size_t>> buckets;
+  double filled = 0;
+  for (std::size_t j = elements.size(); j-- > 0;) {
+    if (buckets.empty() ||
+        filled >= (buckets.size() == 1 ? dp.first_bucket_bytes : dp.bucket_cap_bytes)) {
+      buckets.emplace_back();
+      filled = 0;
+    }
+    buckets.back().push_back(j);
+    filled += kF32Bytes * static_cast<double>(elements[j]);
+  }
+  return buckets;
+}
+
+std::int64_t add_parameters(const Layer& layer, std::int64_t total, std::int64_t elements) {
+  return ops::checked_size(layer, "the network's parameter count", CheckedInt(total) + elements);
 }
 
 }  // namespace amdahl::graphs

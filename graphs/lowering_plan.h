@@ -70,10 +70,19 @@ struct LoweringPlan {
     std::vector<GradCast> grad_casts;
   };
   struct Step {
-    enum class Kind : std::uint8_t { kInput, kForward, kGradSum, kBackward, kAccumulate, kUpdate };
+    enum class Kind : std::uint8_t {
+      kInput,
+      kForward,
+      kGradSum,
+      kBackward,
+      kAccumulate,
+      kAllReduce,
+      kUpdate
+    };
     Kind kind = Kind::kInput;
     std::size_t index = 0;  // input: its index; forward, backward: record; grad_sum: slot;
-                            // accumulate, update: weight (kAllWeights: the fused update)
+                            // accumulate, update: weight (kAllWeights: the fused update);
+                            // all_reduce: bucket (LoweredNetwork::buckets)
     OpId op = kNoOp;
     double count = 0;  // grad_sum: the contributions summed
   };
@@ -100,5 +109,10 @@ void grad_sum_numbers(Operator& op, const TensorInfo& t, double k);
 void grad_cast_numbers(Operator& op, std::int64_t n, DType from);
 void grad_accumulate_numbers(Operator& op, std::int64_t elements);
 void update_numbers(Operator& op, OptimizerKind optimizer, double elements);
+void all_reduce_numbers(Operator& op, double elements);
+
+// The network's parameter count `total` plus one weight's `elements`; throws UserError located
+// at `layer` when the sum passes 2^63.
+std::int64_t add_parameters(const Layer& layer, std::int64_t total, std::int64_t elements);
 
 }  // namespace amdahl::graphs

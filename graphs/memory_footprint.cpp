@@ -16,7 +16,9 @@ MemoryFootprint memory_footprint(const LoweredNetwork& net) {
   const bool training = net.mode == Mode::kTrain;
   m.weights_bytes = kF32 * params;
   if (training) {
-    m.gradients_bytes = kF32 * params;
+    // Data parallel: DDP's buckets are a second fp32 copy of the gradients
+    // (gradient_as_bucket_view=False, PyTorch's default).
+    m.gradients_bytes = kF32 * params * (net.replicas > 1 ? 2 : 1);
     m.optimizer_state_bytes = kF32 * update_cost(net.optimizer).state_tensors * params;
   }
   // One micro-batch's activations and weight copies are live at a time under gradient

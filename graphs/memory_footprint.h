@@ -3,7 +3,8 @@
 //
 //   weights          parameters at 4 bytes (fp32; the master copy under mixed precision),
 //                    plus the 16-bit working copies the weight casts write
-//   gradients        training: one fp32 gradient per parameter
+//   gradients        training: one fp32 gradient per parameter; data parallel (replicas > 1)
+//                    two: DDP's buckets copy them (gradient_as_bucket_view=False, its default)
 //   optimizer state  training: the optimizer's state tensors (optimizer.h) at 4 bytes
 //   activations      training: every forward op's output, kept until the backward pass
 //                    (what frameworks save without recomputation; views and in-place

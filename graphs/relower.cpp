@@ -72,6 +72,9 @@ class Relowerer {
         case Kind::kAccumulate:
           grad_accumulate_numbers(graph_.op(s.op), out_.weights[s.index].elements);
           break;
+        case Kind::kAllReduce:
+          ok = all_reduce(s.index, s.op);
+          break;
         case Kind::kUpdate:
           update_numbers(graph_.op(s.op), net_.optimizer,
                          s.index == LoweringPlan::kAllWeights
@@ -102,6 +105,25 @@ class Relowerer {
         return 0;
     }
     return 0;
+  }
+
+  // Bucket b's all-reduce; false when the weights' sizes at this point fill the buckets
+  // differently (the structure changed).
+  bool all_reduce(std::size_t b, OpId op) {
+    if (b == 0) {
+      std::vector<std::int64_t> elements;
+      for (const WeightTensor& w : out_.weights) elements.push_back(w.elements);
+      const auto buckets = gradient_buckets(elements, plan_.options.data_parallel);
+      if (buckets.size() != out_.buckets.size()) return false;
+      for (std::size_t i = 0; i < buckets.size(); ++i) {
+        if (buckets[i] != out_.buckets[i].weights) return false;
+        out_.buckets[i].bytes = 0;
+        for (const std::size_t j : buckets[i])
+          out_.buckets[i].bytes += kF32Bytes * static_cast<double>(elements[j]);
+      }
+    }
+    all_reduce_numbers(graph_.op(op), out_.buckets.at(b).bytes / kF32Bytes);
+    return true;
   }
 
   // Writes the numbers and shapes of `fresh` over `op`, whose shape storage goes to the
@@ -144,7 +166,7 @@ class Relowerer {
     if (r.counts_weights)
       for (std::size_t w = 0; w < sc.weights.size(); ++w) {
         out_.weights[r.first_weight + w].elements = sc.weights[w].elements;
-        out_.parameters += sc.weights[w].elements;
+        out_.parameters = add_parameters(layer, out_.parameters, sc.weights[w].elements);
       }
     for (std::size_t w = 0; w < r.weight_casts.size(); ++w)
       weight_cast_numbers(graph_.op(r.weight_casts[w]), sc.weights[w].elements, *r.run_dtype);

@@ -61,6 +61,18 @@ std::string_view optimizer_impl_name(OptimizerImpl i) {
   return "?";
 }
 
+std::string_view collective_algorithm_choice_name(CollectiveAlgorithmChoice c) {
+  switch (c) {
+    case CollectiveAlgorithmChoice::kAuto:
+      return "auto";
+    case CollectiveAlgorithmChoice::kRing:
+      return "ring";
+    case CollectiveAlgorithmChoice::kTree:
+      return "tree";
+  }
+  return "?";
+}
+
 double RuntimeSpec::op_host_s(OpClass c, bool backward) const {
   const auto& o = ops[static_cast<std::size_t>(c)];
   if (!o) return dispatch_per_op_s;

@@ -77,8 +77,22 @@ struct LinkSpec {
   double d2h_pinned = 0;
   double h2d_pageable = 0;
   double d2h_pageable = 0;
+  // Achieved device-to-device bandwidth per direction (B/s, CUDA p2pBandwidthLatencyTest);
+  // nullopt when not measured.
+  std::optional<double> p2p_bytes_per_s;
   bool calibrated = false;
   std::vector<std::string> assumptions;
+
+  // What a device-to-device transfer (a collective's step) gets per direction: `p2p` when
+  // measured, else the nominal bandwidth (hw::Topology says so in its assumptions).
+  double p2p_bandwidth() const { return p2p_bytes_per_s.value_or(bandwidth_bytes_per_s); }
+};
+
+// The network between the nodes of a multi-node system: one NIC link (`link`, the network
+// file) from each `attach` device of every node to one non-blocking fabric switch.
+struct NetworkSpec {
+  LinkSpec link;
+  std::vector<std::string> attach;  // device names of one node; a name twice is two NICs
 };
 
 enum class SyncPoint { kEndOfStep, kAfterLoss, kNone };
@@ -128,6 +142,20 @@ struct OptimizerRuntime {
   std::string source;
 };
 
+// How the framework's collective library runs (the runtime's `collectives` map;
+// model/collective.h costs them). Absent keys take the schema's defaults, each listed in
+// `assumptions` (not in RuntimeSpec::assumptions: a single-device prediction uses none).
+enum class CollectiveAlgorithmChoice { kAuto, kRing, kTree };
+std::string_view collective_algorithm_choice_name(CollectiveAlgorithmChoice c);
+struct CollectiveSpec {
+  std::string library;  // "nccl-2"; empty when not given
+  CollectiveAlgorithmChoice algorithm = CollectiveAlgorithmChoice::kAuto;
+  double step_latency_s = 0;    // software latency per ring or tree step, beyond the links'
+  double bucket_cap_bytes = 0;  // gradient bucket of data-parallel training
+  std::string source;
+  std::vector<std::string> assumptions;  // defaults applied while loading
+};
+
 // Values absent from the file resolve through the accessors (the fallbacks they name), so a
 // what-if that changes dispatch_per_op changes everything that falls back on it.
 struct RuntimeSpec {
@@ -145,6 +173,7 @@ struct RuntimeSpec {
   bool compile = false;        // elementwise chains fused into one kernel each
   bool pinned_inputs = true;
   bool calibrated = false;
+  CollectiveSpec collectives;
   std::vector<std::string> assumptions;
 
   // Host time of one op of class `c` (a backward op when `backward`): its `ops` entry, else
@@ -168,6 +197,10 @@ struct SystemSpec {
   std::vector<LinkSpec> links;
   RuntimeSpec runtime;
   std::string default_device;
+  // Identical nodes (`nodes: N`), each with `devices` and `links`, joined by `network`
+  // (present exactly when nodes > 1). hw::Topology names node k's devices "n<k>.<device>".
+  int nodes = 1;
+  std::optional<NetworkSpec> network;
 
   // Throws UserError listing the valid names when `name` is not a device.
   const DeviceSpec& device(const std::string& name) const;

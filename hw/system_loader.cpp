@@ -8,7 +8,9 @@
 #include <map>
 
 #include "hw/system_schema.h"
+#include "hw/topology.h"
 #include "util/error.h"
+#include "util/input_file.h"
 #include "util/suggest.h"
 #include "util/yaml_file.h"
 
@@ -177,7 +179,38 @@ LinkSpec to_link(const Record& r) {
   l.d2h_pinned = achieved("d2h_pinned");
   l.h2d_pageable = achieved("h2d_pageable");
   l.d2h_pageable = achieved("d2h_pageable");
+  // An absent p2p is listed by the results that use it (Topology::p2p_assumption), not here:
+  // a host copy's prediction lists this link's assumptions and uses no device-to-device
+  // bandwidth.
+  if (r.has("p2p")) l.p2p_bytes_per_s = r.number("p2p");
   return l;
+}
+
+// `r`: the runtime's `collectives` map, or the schema's defaults of every key when absent.
+CollectiveSpec to_collectives(const Record& r) {
+  CollectiveSpec c;
+  c.library = r.text_or("library", "");
+  const std::string& algorithm = r.text("algorithm");
+  c.algorithm = algorithm == "ring" ? CollectiveAlgorithmChoice::kRing
+                                    : (algorithm == "tree" ? CollectiveAlgorithmChoice::kTree
+                                                           : CollectiveAlgorithmChoice::kAuto);
+  c.step_latency_s = r.number("step_latency");
+  c.bucket_cap_bytes = r.number("bucket_cap");
+  c.source = r.text_or("source", "");
+  for (const Field& f : collectives_schema())
+    if (r.has(f.key) && r.value(f.key).defaulted)
+      c.assumptions.push_back(
+          fmt::format("{}.{} = {}: {}", r.path(), f.key, r.text(f.key), f.description));
+  return c;
+}
+
+// The record of a map the file leaves out: every key at its schema default.
+Record defaults_of(const std::vector<Field>& fields, const std::string& path) {
+  const YamlFile none{"", YAML::Node(YAML::NodeType::Map)};
+  Diagnostics diags;
+  Record r = read_record(none, none.root, fields, path, diags);
+  if (!diags.empty()) throw InternalError("schema defaults: " + diags.items().front().str());
+  return r;
 }
 
 RuntimeSpec to_runtime(const Record& r) {
@@ -222,7 +255,13 @@ RuntimeSpec to_runtime(const Record& r) {
   rt.compile = r.boolean("compile");
   rt.pinned_inputs = r.boolean("pinned_inputs");
   rt.calibrated = r.boolean("calibrated");
-  for (const auto& p : r.defaulted_paths()) rt.assumptions.push_back(p);
+  const std::string collectives_path = r.path().empty() ? "collectives" : r.path() + ".collectives";
+  rt.collectives =
+      to_collectives(r.has("collectives") ? r.map("collectives")
+                                          : defaults_of(collectives_schema(), collectives_path));
+  // The collectives' defaults are listed by what uses collectives (CollectiveSpec::assumptions).
+  for (const auto& p : r.defaulted_paths())
+    if (!p.starts_with(collectives_path + ".")) rt.assumptions.push_back(p);
   return rt;
 }
 
@@ -279,6 +318,29 @@ DeviceSpec load_device_chain(const std::string& path, std::vector<std::string> c
   return to_device(read_file(file, device_schema()), file, chain, scope);
 }
 
+// Collectives run over every device of the default device's model: each must be joined to
+// the default device (node 0's) by a chain of links, located at the device's entry.
+void check_reachable(const Record& r, const SystemSpec& s, Diagnostics& diags) {
+  const Topology topology(s);
+  const std::string& model = s.device(s.default_device).model;
+  const std::string from = topology.vertex_name(0, s.default_device);
+  const std::vector<Record>& entries = r.list("devices");
+  for (std::size_t i = 0; i < s.devices.size() && i < entries.size(); ++i) {
+    const DeviceSpec& d = s.devices[i];
+    if (d.model != model) continue;
+    for (int k = 0; k < s.nodes; ++k) {
+      const std::string to = topology.vertex_name(k, d.name);
+      if (topology.connected(from, to)) continue;
+      diags.add(entries[i].value("name").where, entries[i].path() + ".name",
+                fmt::format("no chain of links joins {} to the default device {} (collectives "
+                            "need every {} reachable; add a link{})",
+                            to, from, model, s.nodes > 1 ? " or a network.attach device" : ""),
+                fmt::format("'{}'", d.name));
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 std::string catalog_dir() {
@@ -309,9 +371,7 @@ LinkSpec load_link_file(const std::string& path) {
 
 SystemSpec load_system(const std::string& name_or_path) {
   std::string path = name_or_path;
-  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                               name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
-  if (!looks_like_path) {
+  if (!names_a_file(name_or_path)) {
     const auto names = catalog_system_names();
     if (std::find(names.begin(), names.end(), name_or_path) == names.end())
       throw UserError(
@@ -400,7 +460,45 @@ SystemSpec load_system(const std::string& name_or_path) {
     diags.add(r.value("default_device").where, "default_device",
               fmt::format("unknown device; {}", suggestion(s.default_device, device_names)),
               fmt::format("'{}'", s.default_device));
+  s.nodes = static_cast<int>(r.integer("nodes"));
+  if (r.has("network")) {
+    const Record& n = r.map("network");
+    if (s.nodes == 1)
+      diags.add(r.value("network").where, "network",
+                "only a system of more than one node has a network (nodes is 1)");
+    const Value& attach = n.value("attach");
+    if (attach.strings.empty())
+      diags.add(attach.where, "network.attach",
+                "names at least one device (the devices of a node that have a NIC)",
+                "an empty list");
+    for (std::size_t i = 0; i < attach.strings.size(); ++i) {
+      const std::string& dev = attach.strings[i];
+      if (std::find(device_names.begin(), device_names.end(), dev) == device_names.end() &&
+          std::find(failed_devices.begin(), failed_devices.end(), dev) == failed_devices.end())
+        diags.add(attach.where, fmt::format("network.attach[{}]", i),
+                  fmt::format("unknown device; {}", suggestion(dev, device_names)),
+                  fmt::format("'{}'", excerpt(dev)));
+    }
+    try {
+      NetworkSpec network;
+      network.link = load_link_file(resolve_include(file, n.text("include"), scope));
+      network.link.name = "nic";
+      network.attach = attach.strings;
+      s.network = std::move(network);
+    } catch (const UserError& e) {
+      collect(e, n.value("include"), "network.include");
+    }
+  } else if (s.nodes > 1) {
+    diags.add(r.value("nodes").where, "nodes",
+              "a system of more than one node needs `network` (the links between its nodes)",
+              fmt::format("'{}'", s.nodes));
+  }
   problems.insert(problems.end(), diags.items().begin(), diags.items().end());
+  if (problems.empty()) {
+    Diagnostics reach;
+    check_reachable(r, s, reach);
+    problems.insert(problems.end(), reach.items().begin(), reach.items().end());
+  }
   // A file included several times reports its problems once.
   std::vector<Diagnostic> unique;
   for (const auto& p : problems) {

@@ -118,15 +118,49 @@ const std::vector<Field>& link_schema() {
           .req()
           .positive(),
       quantity_field("latency", Dimension::kTime, "per-copy latency").req().non_negative(),
-      quantity_field("h2d_pinned", Dimension::kBandwidth, "achieved host-to-device, pinned")
+      // Host copies: meaningful where the link joins a host CPU and an accelerator; a
+      // device-to-device link (NVLink between GPUs, a CPU-CPU bus, a NIC) leaves them out.
+      quantity_field("h2d_pinned", Dimension::kBandwidth,
+                     "achieved host-to-device, pinned (host links; absent: bandwidth)")
           .positive(),
-      quantity_field("d2h_pinned", Dimension::kBandwidth, "achieved device-to-host, pinned")
+      quantity_field("d2h_pinned", Dimension::kBandwidth,
+                     "achieved device-to-host, pinned (host links; absent: bandwidth)")
           .positive(),
-      quantity_field("h2d_pageable", Dimension::kBandwidth, "achieved host-to-device, pageable")
+      quantity_field("h2d_pageable", Dimension::kBandwidth,
+                     "achieved host-to-device, pageable (host links; absent: bandwidth)")
           .positive(),
-      quantity_field("d2h_pageable", Dimension::kBandwidth, "achieved device-to-host, pageable")
+      quantity_field("d2h_pageable", Dimension::kBandwidth,
+                     "achieved device-to-host, pageable (host links; absent: bandwidth)")
+          .positive(),
+      quantity_field("p2p", Dimension::kBandwidth,
+                     "achieved device-to-device bandwidth per direction (CUDA "
+                     "p2pBandwidthLatencyTest, unidirectional), what collectives use "
+                     "(absent: bandwidth, listed under a collective's assumptions)")
           .positive(),
       bool_field("calibrated", "whether achieved bandwidths were measured").req(),
+  };
+  return kFields;
+}
+
+const std::vector<Field>& collectives_schema() {
+  static const std::vector<Field> kFields{
+      string_field("library", "collective library, e.g. 'nccl-2'"),
+      enum_field("algorithm", {"auto", "ring", "tree"},
+                 "ring, tree (double binary tree; all-reduce and broadcast), or auto: the faster "
+                 "of the two for each size, as NCCL's tuner picks")
+          .def("auto"),
+      quantity_field("step_latency", Dimension::kTime,
+                     "software latency of one ring or tree step beyond the links' latency "
+                     "(ASSUMPTION when absent: 5 us, the order of NCCL's per-step cost; not "
+                     "measured)")
+          .non_negative()
+          .def("5 us"),
+      quantity_field("bucket_cap", Dimension::kBytes,
+                     "gradient bucket of data-parallel training (absent: 25 MiB, PyTorch DDP's "
+                     "bucket_cap_mb default)")
+          .positive()
+          .def("25 MiB"),
+      string_field("source", "where the numbers come from"),
   };
   return kFields;
 }
@@ -191,6 +225,8 @@ const std::vector<Field>& runtime_schema() {
             .def("false"),
         bool_field("pinned_inputs", "step inputs copied from pinned host memory").def("true"),
         bool_field("calibrated", "whether the overheads were measured").req(),
+        map_field("collectives", collectives_schema(),
+                  "the collective library (model/collective.h); absent: every key's default"),
     };
   }();
   return kFields;
@@ -214,6 +250,19 @@ const std::vector<Field>& system_schema() {
           "the links (topology)"),
       map_field("runtime", runtime_schema(), "the software runtime").req(),
       string_field("default_device", "device that runs ops unless placed otherwise").req(),
+      int_field("nodes",
+                "identical nodes, each with the devices and links above, joined by `network`")
+          .within(1, 4096)
+          .def("1"),
+      map_field(
+          "network",
+          {string_field("include", "link file of one NIC link, relative to this file").req(),
+           string_list_field("attach",
+                             "the devices of a node that have a NIC: one NIC link each to the "
+                             "fabric switch (a name twice: two NICs)")
+               .req()},
+          "the network between the nodes (one non-blocking switch): required when nodes > 1, "
+          "an error when nodes is 1"),
   };
   return kFields;
 }

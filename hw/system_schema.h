@@ -8,9 +8,10 @@
 
 namespace amdahl::hw {
 
-const std::vector<Field>& device_schema();   // hw/catalog/devices/*.yaml
-const std::vector<Field>& link_schema();     // hw/catalog/links/*.yaml
-const std::vector<Field>& runtime_schema();  // the `runtime:` map of a system
-const std::vector<Field>& system_schema();   // hw/catalog/systems/*.yaml
+const std::vector<Field>& device_schema();       // hw/catalog/devices/*.yaml
+const std::vector<Field>& link_schema();         // hw/catalog/links/*.yaml
+const std::vector<Field>& runtime_schema();      // the `runtime:` map of a system
+const std::vector<Field>& collectives_schema();  // its `collectives:` map
+const std::vector<Field>& system_schema();       // hw/catalog/systems/*.yaml
 
 }  // namespace amdahl::hw

@@ -5,8 +5,8 @@
 namespace amdahl::model {
 
 std::string_view bound_name(Bound b) {
-  static constexpr std::array<std::string_view, kBoundCount> kNames{"compute", "memory", "latency",
-                                                                    "dispatch", "transfer"};
+  static constexpr std::array<std::string_view, kBoundCount> kNames{
+      "compute", "memory", "latency", "dispatch", "transfer", "interconnect"};
   return kNames[static_cast<int>(b)];
 }
 

@@ -10,8 +10,9 @@
 
 namespace amdahl::model {
 
-enum class Bound { kCompute, kMemory, kLatency, kDispatch, kTransfer };
-inline constexpr int kBoundCount = 5;
+// kTransfer: a host <-> device copy on the link; kInterconnect: a collective between devices.
+enum class Bound { kCompute, kMemory, kLatency, kDispatch, kTransfer, kInterconnect };
+inline constexpr int kBoundCount = 6;
 std::string_view bound_name(Bound b);
 
 struct OpCost {

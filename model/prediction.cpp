@@ -9,7 +9,9 @@
 #include <cstdint>
 
 #include "graphs/layer_kind.h"
+#include "hw/topology.h"
 #include "hw/units.h"
+#include "model/collective.h"
 #include "model/host_runtime.h"
 #include "model/roofline.h"
 #include "util/error.h"
@@ -98,6 +100,14 @@ class CostMemo {
 
 }  // namespace
 
+struct DataParallelGroup {
+  hw::Topology topology;
+  CollectiveGroup group;
+  DataParallelGroup(const hw::SystemSpec& system, int replicas)
+      : topology(system),
+        group(topology, hw::data_parallel_devices(system, replicas), system.runtime.collectives) {}
+};
+
 CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
                      const PredictOptions& options) {
   CostedStep st;
@@ -118,6 +128,14 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
       host_roofline ? std::optional<CostMemo>(std::in_place, host, n) : std::nullopt;
   CostMemo& host_costs = host_memo ? *host_memo : accel_costs;
 
+  if (net.replicas > 1) {
+    if (pl.all_on_host)
+      throw UserError(fmt::format(
+          "data parallelism (--gpus {}) runs on accelerators; placement '{}' puts every op on "
+          "the host",
+          net.replicas, placement_text(options.placement)));
+    st.data_parallel = std::make_shared<const DataParallelGroup>(system, net.replicas);
+  }
   std::vector<bool> on_device(n);
   for (graphs::OpId id = 0; id < n; ++id) on_device[id] = pl.side[id] != Side::kHost;
   HostRuntime runtime = host_runtime(net, rt, on_device);
@@ -165,6 +183,20 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
         in.resources[id] = Resource::kCopy;
         unlinked_copy = true;
       }
+      continue;
+    }
+    if (op.op_class == graphs::OpClass::kCommunication) {
+      if (!st.data_parallel)
+        throw InternalError(fmt::format("op '{}': a collective in a step of one replica", op.name));
+      const CollectiveCost c =
+          st.data_parallel->group.cost(Collective::kAllReduce, op.bytes_written);
+      OpCost& cost = in.costs[id];
+      cost.time_s = c.time_s;
+      cost.latency_s = c.steps * c.step_latency_s;
+      cost.transfer_s = c.time_s - cost.latency_s;
+      cost.bandwidth_bytes_per_s = c.bandwidth_bytes_per_s;
+      cost.bound = Bound::kInterconnect;
+      in.resources[id] = Resource::kCollective;
       continue;
     }
     CostMemo& memo = on_host ? host_costs : accel_costs;
@@ -233,6 +265,18 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
       a.push_back(fmt::format("uncalibrated: link {} ({})", pl.link->name, pl.link->model));
     a.insert(a.end(), pl.link->assumptions.begin(), pl.link->assumptions.end());
   }
+  if (st.data_parallel) {
+    const DataParallelGroup& dp = *st.data_parallel;
+    a.push_back(fmt::format(
+        "data parallel over {} GPUs ({}): gradients all-reduced in {} buckets as PyTorch DDP "
+        "does (first {}, then {}), on a stream of their own beside the compute stream; NCCL's "
+        "kernels are assumed not to slow the compute kernels they overlap",
+        net.replicas, dp.group.route(), net.buckets.size(),
+        hw::format_quantity(net.buckets.empty() ? 0 : net.buckets.front().bytes,
+                            hw::Dimension::kBytes),
+        hw::format_quantity(rt.collectives.bucket_cap_bytes, hw::Dimension::kBytes)));
+    a.insert(a.end(), dp.group.assumptions().begin(), dp.group.assumptions().end());
+  }
   if (!rt.calibrated)
     a.push_back(fmt::format("uncalibrated: runtime {} (dispatch {} per op)", rt.name,
                             hw::format_quantity(rt.dispatch_per_op_s, hw::Dimension::kTime)));
@@ -293,8 +337,9 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
                     "(sizes too large?)",
                     net.name, st.system->name, p.step_time_s, kMaxStepSeconds));
   }
+  p.gpus = net.replicas;
   p.samples_per_s =
-      p.step_time_s > 0 && p.batch > 0 ? static_cast<double>(p.batch) / p.step_time_s : 0;
+      p.step_time_s > 0 && p.batch > 0 ? static_cast<double>(p.batch) * p.gpus / p.step_time_s : 0;
 
   std::array<double, graphs::kOpClassCount + 1> cls{}, busy{}, host_cls{};
   std::array<double, graphs::kPhaseCount + 2> phase{}, host_phase{}, device_phase{};
@@ -365,6 +410,23 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
   for (int i = 0; i < kBoundCount; ++i)
     if (bound[i] > 0) p.by_bound[std::string(bound_name(static_cast<Bound>(i)))] = bound[i];
 
+  if (st.data_parallel) {
+    Communication& c = p.communication;
+    c.gpus = net.replicas;
+    c.devices = st.data_parallel->group.devices();
+    c.route = st.data_parallel->group.route();
+    c.buckets = net.buckets.size();
+    std::map<std::string, int> algorithms;
+    for (const graphs::GradientBucket& b : net.buckets) {
+      c.bytes += b.bytes;
+      c.busy_s += costs[b.op].time_s;
+      ++algorithms[std::string(
+          algorithm_name(st.data_parallel->group.cost(Collective::kAllReduce, b.bytes).algorithm))];
+    }
+    for (const auto& [name, count] : algorithms)
+      c.algorithms += fmt::format("{}{} ({})", c.algorithms.empty() ? "" : ", ", name, count);
+    c.exposed_s = cls[static_cast<int>(graphs::OpClass::kCommunication)];
+  }
   p.costs = std::move(costs);
   p.resources = st.input.resources;
   p.schedule = std::move(schedule);

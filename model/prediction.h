@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct PredictOptions {
 // numbers no study means, and is an error naming the op instead of a number.
 inline constexpr double kMaxStepSeconds = 1e9;
 
+// The devices a data-parallel step runs on and how their collectives go (model/collective.h).
+struct DataParallelGroup;
+
 struct CostedStep {
   const graphs::LoweredNetwork* net = nullptr;
   const hw::SystemSpec* system = nullptr;
@@ -43,6 +47,21 @@ struct CostedStep {
   Placement placement;
   ScheduleInput input;                   // costs and resources per op
   std::vector<std::string> assumptions;  // every default the costs relied on, sorted
+  std::shared_ptr<const DataParallelGroup> data_parallel;  // when net->replicas > 1
+};
+
+// A data-parallel step's communication (graphs::DataParallel): its gradient buckets'
+// all-reduces, their time on the collective stream, and how much of it the critical path
+// shows (exposed: not hidden behind the backward pass).
+struct Communication {
+  int gpus = 1;
+  std::vector<std::string> devices;  // the replicas' devices
+  std::string route;                 // the collective's ring or tree, as a line
+  std::size_t buckets = 0;
+  double bytes = 0;        // all-reduced per step (fp32 gradients)
+  double busy_s = 0;       // the all-reduces' total time
+  double exposed_s = 0;    // their time on the critical path
+  std::string algorithms;  // the algorithm of each size class, e.g. "ring (12), tree (1)"
 };
 
 struct Prediction {
@@ -51,11 +70,12 @@ struct Prediction {
   std::string device;        // instance name, "gpu0" (the host's when all ops run there)
   std::string device_model;  // "Tesla P100 SXM2 16GB"
   std::string placement;     // placement_text() of the options
-  std::int64_t batch = 0;
+  std::int64_t batch = 0;    // per GPU (data parallel: each replica's)
+  int gpus = 1;              // data-parallel replicas
   graphs::Mode mode = graphs::Mode::kTrain;
   Precision precision = Precision::kFp32;
   double step_time_s = 0;
-  double samples_per_s = 0;
+  double samples_per_s = 0;  // over all GPUs
   std::int64_t parameters = 0;
   graphs::MemoryFootprint memory;  // on `device` (graphs/memory_footprint.h)
   double device_memory_bytes = 0;  // the capacity of `device`
@@ -77,6 +97,7 @@ struct Prediction {
   std::vector<OpCost> costs;  // per op, in program order
   std::vector<Resource> resources;
   Schedule schedule;
+  Communication communication;  // gpus > 1
   std::vector<std::string> assumptions;
 };
 

@@ -60,6 +60,7 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
   s.host_busy_s = host;
   Anchor current;
   TaskId compute_last = kNoTask;
+  TaskId collective_last = kNoTask;
   TaskId host_last = kNoTask;
   std::vector<TaskId> copy_last(static_cast<std::size_t>(std::max(in.copy_engines, 1)), kNoTask);
   auto free_engine = [&] {
@@ -88,6 +89,8 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
     };
     if (r == Resource::kCompute) {
       consider(t, compute_last, Cause::kResource);
+    } else if (r == Resource::kCollective) {
+      consider(t, collective_last, Cause::kResource);
     } else if (r == Resource::kCopy) {
       const std::size_t e = free_engine();
       op.lane = static_cast<int>(e);
@@ -129,6 +132,8 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
     trace[id] = t;
     if (r == Resource::kCompute)
       compute_last = id;
+    else if (r == Resource::kCollective)
+      collective_last = id;
     else if (r == Resource::kCopy)
       copy_last[static_cast<std::size_t>(op.lane)] = id;
     else

@@ -23,7 +23,9 @@
 
 namespace amdahl::model {
 
-enum class Resource : std::uint8_t { kHost, kCompute, kCopy };
+// kCollective: the stream a data-parallel step's all-reduces run on (NCCL's own stream), in
+// order, beside the compute stream; its ops wait for their gradients like any op.
+enum class Resource : std::uint8_t { kHost, kCompute, kCopy, kCollective };
 
 struct ScheduleInput {
   const graphs::OpGraph* graph = nullptr;

@@ -27,4 +27,9 @@ void check_input_file(const std::string& path, std::uintmax_t limit, std::string
                                 what, size, limit >> 20));
 }
 
+bool names_a_file(std::string_view name) {
+  return name.find('/') != std::string_view::npos || name.ends_with(".yaml") ||
+         name.ends_with(".yml");
+}
+
 }  // namespace amdahl

@@ -17,4 +17,8 @@ inline constexpr std::uintmax_t kMaxModelInputBytes = std::uintmax_t{2}
 // `limit` bytes (a missing file, a directory, a device, or one too large).
 void check_input_file(const std::string& path, std::uintmax_t limit, std::string_view what);
 
+// Whether a name given where either a catalog name or a file is accepted (--system, --device)
+// names a file: it has a '/' or ends in .yaml or .yml. Any other name is looked up by name.
+bool names_a_file(std::string_view name);
+
 }  // namespace amdahl

@@ -5,8 +5,9 @@
 namespace amdahl {
 namespace {
 constexpr std::array<std::string_view, kOpClassCount> kClassNames{
-    "gemm",    "conv",      "rnn",     "attention",     "elementwise", "normalization", "reduction",
-    "softmax", "embedding", "pooling", "data_movement", "transfer",    "optimizer",     "host"};
+    "gemm",          "conv",      "rnn",       "attention", "elementwise",
+    "normalization", "reduction", "softmax",   "embedding", "pooling",
+    "data_movement", "transfer",  "optimizer", "host",      "communication"};
 constexpr std::array<std::string_view, kPhaseCount> kPhaseNames{
     "forward", "backward_data", "backward_weight", "update", "host"};
 }  // namespace

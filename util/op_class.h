@@ -24,8 +24,9 @@ enum class OpClass {
   kTransfer,
   kOptimizer,
   kHost,
+  kCommunication,  // collectives between devices (data-parallel gradient all-reduce)
 };
-inline constexpr int kOpClassCount = 14;
+inline constexpr int kOpClassCount = 15;
 
 enum class Phase { kForward, kBackwardData, kBackwardWeight, kUpdate, kHost };
 inline constexpr int kPhaseCount = 5;

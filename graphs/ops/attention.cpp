@@ -29,6 +29,9 @@ struct AttentionGeometry {
   std::int64_t n, lq, lk, eq, ek, ev, e, heads;
   bool self, additive, projections, bias;
   double dropout;
+  // GEMM dimensions: the rows N*Lq and N*Lk of the projections, the fused in-projection's
+  // width 3E, and the batch N*heads of the per-head GEMMs.
+  std::int64_t q_rows, k_rows, qkv_width, batch_heads;
 };
 
 AttentionGeometry geometry(const Layer& layer, const std::vector<TensorInfo>& in) {
@@ -71,6 +74,10 @@ AttentionGeometry geometry(const Layer& layer, const std::vector<TensorInfo>& in
           g.eq, g.ek, g.ev, g.e);
     });
   }
+  g.q_rows = checked_size(layer, "query rows N*Lq", CheckedInt(g.n) * g.lq);
+  g.k_rows = checked_size(layer, "key rows N*Lk", CheckedInt(g.n) * g.lk);
+  g.qkv_width = checked_size(layer, "in_proj width 3E", CheckedInt(3) * g.e);
+  g.batch_heads = checked_size(layer, "GEMM batch N*heads", CheckedInt(g.n) * g.heads);
   return g;
 }
 
@@ -83,7 +90,7 @@ std::vector<Weight> weights(const Layer& layer, const std::vector<TensorInfo>& i
   const AttentionGeometry g = geometry(layer, in);
   std::vector<Weight> w;
   auto proj = [&](const std::string& name, std::int64_t rows, std::int64_t cols, bool bias) {
-    w.push_back({name + ".weight", rows * cols});
+    w.push_back({name + ".weight", checked_size(layer, name + ".weight", CheckedInt(rows) * cols)});
     if (bias) w.push_back({name + ".bias", rows});
   };
   if (g.additive) {
@@ -94,7 +101,7 @@ std::vector<Weight> weights(const Layer& layer, const std::vector<TensorInfo>& i
   }
   if (!g.projections) return w;
   if (g.self) {
-    proj("in_proj", 3 * g.e, g.eq, g.bias);
+    proj("in_proj", g.qkv_width, g.eq, g.bias);
   } else {
     proj("q_proj", g.e, g.eq, g.bias);
     proj("k_proj", g.e, g.ek, g.bias);
@@ -113,41 +120,43 @@ Operator with_gemm(Operator op, std::int64_t m, std::int64_t n, std::int64_t k,
 // The projection x[rows, in] W^T -> [rows, out] (+ bias).
 Operator projection(const ForwardContext& ctx, const std::string& name, std::int64_t rows,
                     std::int64_t in, std::int64_t out, bool bias, double e) {
-  return with_gemm(
-      ctx.make(name, OpClass::kGemm, 2.0 * d(rows) * d(in) * d(out) + (bias ? d(rows * out) : 0.0),
-               e * d(rows * in + in * out + (bias ? out : 0)), e * d(rows * out)),
-      rows, out, in);
+  return with_gemm(ctx.make(name, OpClass::kGemm,
+                            2.0 * d(rows) * d(in) * d(out) + (bias ? dprod(rows, out) : 0.0),
+                            e * (dprod(rows, in) + dprod(in, out) + (bias ? d(out) : 0.0)),
+                            e * dprod(rows, out)),
+                   rows, out, in);
 }
 
 void forward(ForwardContext& ctx) {
   const AttentionGeometry g = geometry(ctx.layer, ctx.inputs);
   const double e = dtype_bytes(ctx.in().dtype);
-  const double scores = d(g.n * g.lq * g.lk) * d(g.heads);
+  const double scores = dprod(g.n, g.lq, g.lk, g.heads);
   if (g.additive) {
-    ctx.emit(projection(ctx, "k_proj", g.n * g.lk, g.ek, g.e, false, e));
-    ctx.emit(projection(ctx, "q_proj", g.n * g.lq, g.eq, g.e, g.bias, e));
-    const double elems = d(g.n * g.lq * g.lk) * d(g.e);
+    ctx.emit(projection(ctx, "k_proj", g.k_rows, g.ek, g.e, false, e));
+    ctx.emit(projection(ctx, "q_proj", g.q_rows, g.eq, g.e, g.bias, e));
+    const double elems = dprod(g.n, g.lq, g.lk, g.e);
     ctx.emit(ctx.make("scores", OpClass::kAttention, 7.0 * elems,
-                      e * d(g.n * (g.lk + g.lq) * g.e + g.e), e * d(g.n * g.lq * g.lk)));
+                      e * (dprod(g.n, d(g.lk) + d(g.lq), g.e) + d(g.e)),
+                      e * dprod(g.n, g.lq, g.lk)));
     ctx.emit(ctx.make("softmax", OpClass::kSoftmax, 5.0 * scores, e * scores, e * scores));
     ctx.emit(with_gemm(ctx.make("context", OpClass::kAttention, 2.0 * scores * d(g.ek),
-                                e * (scores + d(g.n * g.lk * g.ek)), ctx.out().bytes()),
+                                e * (scores + dprod(g.n, g.lk, g.ek)), ctx.out().bytes()),
                        g.lq, g.ek, g.lk, g.n));
     return;
   }
   if (g.projections) {
     if (g.self) {
-      ctx.emit(projection(ctx, "in_proj", g.n * g.lq, g.eq, 3 * g.e, g.bias, e));
+      ctx.emit(projection(ctx, "in_proj", g.q_rows, g.eq, g.qkv_width, g.bias, e));
     } else {
-      ctx.emit(projection(ctx, "q_proj", g.n * g.lq, g.eq, g.e, g.bias, e));
-      ctx.emit(projection(ctx, "k_proj", g.n * g.lk, g.ek, g.e, g.bias, e));
-      ctx.emit(projection(ctx, "v_proj", g.n * g.lk, g.ev, g.e, g.bias, e));
+      ctx.emit(projection(ctx, "q_proj", g.q_rows, g.eq, g.e, g.bias, e));
+      ctx.emit(projection(ctx, "k_proj", g.k_rows, g.ek, g.e, g.bias, e));
+      ctx.emit(projection(ctx, "v_proj", g.k_rows, g.ev, g.e, g.bias, e));
     }
   }
   const std::int64_t dh = g.e / g.heads;
   ctx.emit(with_gemm(ctx.make("scores", OpClass::kAttention, 2.0 * scores * d(dh),
-                              e * d(g.n * (g.lq + g.lk) * g.e), e * scores),
-                     g.lq, g.lk, dh, g.n * g.heads));
+                              e * dprod(g.n, d(g.lq) + d(g.lk), g.e), e * scores),
+                     g.lq, g.lk, dh, g.batch_heads));
   // Scale, mask and softmax in one kernel; in training dropout on the probabilities.
   Operator softmax = ctx.make("softmax", OpClass::kSoftmax, 7.0 * scores, e * scores, e * scores);
   if (ctx.training && g.dropout > 0) {
@@ -156,9 +165,9 @@ void forward(ForwardContext& ctx) {
   }
   ctx.emit(std::move(softmax));
   ctx.emit(with_gemm(ctx.make("context", OpClass::kAttention, 2.0 * scores * d(dh),
-                              e * (scores + d(g.n * g.lk * g.e)), e * d(g.n * g.lq * g.e)),
-                     g.lq, dh, g.lk, g.n * g.heads));
-  if (g.projections) ctx.emit(projection(ctx, "out_proj", g.n * g.lq, g.e, g.e, g.bias, e));
+                              e * (scores + dprod(g.n, g.lk, g.e)), e * dprod(g.n, g.lq, g.e)),
+                     g.lq, dh, g.lk, g.batch_heads));
+  if (g.projections) ctx.emit(projection(ctx, "out_proj", g.q_rows, g.e, g.e, g.bias, e));
 }
 
 // Emits backward ops as one chain.
@@ -181,16 +190,16 @@ class Backward {
     const double flops = 2.0 * d(rows) * d(in) * d(out);
     if (want_dx)
       emit(with_gemm(ctx_.make(name + ".bwd_data", OpClass::kGemm, Phase::kBackwardData, flops,
-                               e * d(rows * out + in * out), e * d(rows * in)),
+                               e * (dprod(rows, out) + dprod(in, out)), e * dprod(rows, in)),
                      rows, in, out),
            input);
     emit(with_gemm(ctx_.make(name + ".bwd_weight", OpClass::kGemm, Phase::kBackwardWeight, flops,
-                             e * d(rows * (in + out)), e * d(in * out)),
+                             e * dprod(rows, d(in) + d(out)), e * dprod(in, out)),
                    out, in, rows),
          -1, weight++);
     if (bias)
-      emit(ctx_.make(name + ".bwd_bias", OpClass::kReduction, Phase::kBackwardWeight, d(rows * out),
-                     e * d(rows * out), e * d(out)),
+      emit(ctx_.make(name + ".bwd_bias", OpClass::kReduction, Phase::kBackwardWeight,
+                     dprod(rows, out), e * dprod(rows, out), e * d(out)),
            -1, weight++);
   }
 
@@ -202,7 +211,7 @@ class Backward {
 void backward(BackwardContext& ctx) {
   const AttentionGeometry g = geometry(ctx.layer, ctx.inputs);
   const double e = dtype_bytes(ctx.in().dtype);
-  const double scores = d(g.n * g.lq * g.lk) * d(g.heads);
+  const double scores = dprod(g.n, g.lq, g.lk, g.heads);
   const bool dq = ctx.needs_input_grad(0);
   const bool dk = g.self ? dq : ctx.needs_input_grad(1);
   const bool dv = g.self ? dq : ctx.needs_input_grad(ctx.inputs.size() > 2 ? 2 : 1);
@@ -211,46 +220,49 @@ void backward(BackwardContext& ctx) {
   Backward b(ctx);
   if (g.additive) {
     // Weights: k_proj.weight, q_proj.weight, [q_proj.bias], v — in that order.
-    b.emit(with_gemm(ctx.make("context.bwd", OpClass::kAttention, Phase::kBackwardData,
-                              2.0 * 2.0 * scores * d(g.ek), e * (2 * d(g.n * g.lq * g.ek) + scores),
-                              e * (scores + d(g.n * g.lk * g.ek))),
-                     g.lq, g.lk, g.ek, g.n),
-           dv ? value_input : -1);
+    b.emit(
+        with_gemm(ctx.make("context.bwd", OpClass::kAttention, Phase::kBackwardData,
+                           2.0 * 2.0 * scores * d(g.ek), e * (2 * dprod(g.n, g.lq, g.ek) + scores),
+                           e * (scores + dprod(g.n, g.lk, g.ek))),
+                  g.lq, g.lk, g.ek, g.n),
+        dv ? value_input : -1);
     b.emit(ctx.make("softmax.bwd", OpClass::kSoftmax, Phase::kBackwardData, 4.0 * scores,
                     2.0 * e * scores, e * scores));
-    const double elems = d(g.n * g.lq * g.lk) * d(g.e);
+    const double elems = dprod(g.n, g.lq, g.lk, g.e);
     const int k_weight = 0;
     const int q_weight = 1;
     const int q_bias = g.bias ? 2 : -1;
     const int v_weight = g.bias ? 3 : 2;
     // d(tanh) and dv: 9 FLOPs per element, reduced over Lk for d(q') and over Lq for dK.
     b.emit(ctx.make("scores.bwd", OpClass::kAttention, Phase::kBackwardData, 9.0 * elems,
-                    e * d(g.n * (g.lk + g.lq) * g.e + g.n * g.lq * g.lk),
-                    e * d(g.n * (g.lk + g.lq) * g.e + g.e)),
+                    e * (dprod(g.n, d(g.lk) + d(g.lq), g.e) + dprod(g.n, g.lq, g.lk)),
+                    e * (dprod(g.n, d(g.lk) + d(g.lq), g.e) + d(g.e))),
            -1, v_weight);
-    const double kflops = 2.0 * d(g.n * g.lk) * d(g.ek) * d(g.e);
+    const double kflops = 2.0 * dprod(g.n, g.lk) * d(g.ek) * d(g.e);
     if (dk)
       b.emit(with_gemm(ctx.make("k_proj.bwd_data", OpClass::kGemm, Phase::kBackwardData, kflops,
-                                e * d(g.n * g.lk * g.e + g.e * g.ek), e * d(g.n * g.lk * g.ek)),
-                       g.n * g.lk, g.ek, g.e),
+                                e * (dprod(g.n, g.lk, g.e) + dprod(g.e, g.ek)),
+                                e * dprod(g.n, g.lk, g.ek)),
+                       g.k_rows, g.ek, g.e),
              key_input);
     b.emit(with_gemm(ctx.make("k_proj.bwd_weight", OpClass::kGemm, Phase::kBackwardWeight, kflops,
-                              e * d(g.n * g.lk * (g.e + g.ek)), e * d(g.e * g.ek)),
-                     g.e, g.ek, g.n * g.lk),
+                              e * dprod(g.n, g.lk, d(g.e) + d(g.ek)), e * dprod(g.e, g.ek)),
+                     g.e, g.ek, g.k_rows),
            -1, k_weight);
-    const double qflops = 2.0 * d(g.n * g.lq) * d(g.eq) * d(g.e);
+    const double qflops = 2.0 * dprod(g.n, g.lq) * d(g.eq) * d(g.e);
     if (dq)
       b.emit(with_gemm(ctx.make("q_proj.bwd_data", OpClass::kGemm, Phase::kBackwardData, qflops,
-                                e * d(g.n * g.lq * g.e + g.e * g.eq), e * d(g.n * g.lq * g.eq)),
-                       g.n * g.lq, g.eq, g.e),
+                                e * (dprod(g.n, g.lq, g.e) + dprod(g.e, g.eq)),
+                                e * dprod(g.n, g.lq, g.eq)),
+                       g.q_rows, g.eq, g.e),
              0);
     b.emit(with_gemm(ctx.make("q_proj.bwd_weight", OpClass::kGemm, Phase::kBackwardWeight, qflops,
-                              e * d(g.n * g.lq * (g.e + g.eq)), e * d(g.e * g.eq)),
-                     g.e, g.eq, g.n * g.lq),
+                              e * dprod(g.n, g.lq, d(g.e) + d(g.eq)), e * dprod(g.e, g.eq)),
+                     g.e, g.eq, g.q_rows),
            -1, q_weight);
     if (q_bias >= 0)
       b.emit(ctx.make("q_proj.bwd_bias", OpClass::kReduction, Phase::kBackwardWeight,
-                      d(g.n * g.lq * g.e), e * d(g.n * g.lq * g.e), e * d(g.e)),
+                      dprod(g.n, g.lq, g.e), e * dprod(g.n, g.lq, g.e), e * d(g.e)),
              -1, q_bias);
     return;
   }
@@ -258,36 +270,36 @@ void backward(BackwardContext& ctx) {
   const bool proj = g.projections;
   // Weight order from weights(): [in_proj | q, k, v], out_proj; each weight then bias.
   int out_weight = proj ? (g.self ? 1 : 3) * (g.bias ? 2 : 1) : 0;
-  if (proj) b.projection("out_proj", g.n * g.lq, g.e, g.e, g.bias, e, true, -1, out_weight);
+  if (proj) b.projection("out_proj", g.q_rows, g.e, g.e, g.bias, e, true, -1, out_weight);
   const double gemm = 2.0 * scores * d(dh);
   // dP = dO V^T and dV = P^T dO.
   b.emit(with_gemm(ctx.make("context.bwd_p", OpClass::kAttention, Phase::kBackwardData, gemm,
-                            e * d(g.n * (g.lq + g.lk) * g.e), e * scores),
-                   g.lq, g.lk, dh, g.n * g.heads));
+                            e * dprod(g.n, d(g.lq) + d(g.lk), g.e), e * scores),
+                   g.lq, g.lk, dh, g.batch_heads));
   b.emit(with_gemm(ctx.make("context.bwd_v", OpClass::kAttention, Phase::kBackwardData, gemm,
-                            e * (scores + d(g.n * g.lq * g.e)), e * d(g.n * g.lk * g.e)),
-                   g.lk, dh, g.lq, g.n * g.heads),
+                            e * (scores + dprod(g.n, g.lq, g.e)), e * dprod(g.n, g.lk, g.e)),
+                   g.lk, dh, g.lq, g.batch_heads),
          !proj && dv ? value_input : -1);
   b.emit(ctx.make("softmax.bwd", OpClass::kSoftmax, Phase::kBackwardData,
                   (ctx.layer.get_float("dropout") > 0 ? 5.0 : 4.0) * scores, 2.0 * e * scores,
                   e * scores));
   // dQ = dS K and dK = dS^T Q.
   b.emit(with_gemm(ctx.make("scores.bwd_q", OpClass::kAttention, Phase::kBackwardData, gemm,
-                            e * (scores + d(g.n * g.lk * g.e)), e * d(g.n * g.lq * g.e)),
-                   g.lq, dh, g.lk, g.n * g.heads),
+                            e * (scores + dprod(g.n, g.lk, g.e)), e * dprod(g.n, g.lq, g.e)),
+                   g.lq, dh, g.lk, g.batch_heads),
          !proj && dq ? 0 : -1);
   b.emit(with_gemm(ctx.make("scores.bwd_k", OpClass::kAttention, Phase::kBackwardData, gemm,
-                            e * (scores + d(g.n * g.lq * g.e)), e * d(g.n * g.lk * g.e)),
-                   g.lk, dh, g.lq, g.n * g.heads),
+                            e * (scores + dprod(g.n, g.lq, g.e)), e * dprod(g.n, g.lk, g.e)),
+                   g.lk, dh, g.lq, g.batch_heads),
          !proj && dk ? key_input : -1);
   if (!proj) return;
   int w = 0;
   if (g.self) {
-    b.projection("in_proj", g.n * g.lq, g.eq, 3 * g.e, g.bias, e, dq, 0, w);
+    b.projection("in_proj", g.q_rows, g.eq, g.qkv_width, g.bias, e, dq, 0, w);
   } else {
-    b.projection("q_proj", g.n * g.lq, g.eq, g.e, g.bias, e, dq, 0, w);
-    b.projection("k_proj", g.n * g.lk, g.ek, g.e, g.bias, e, dk, key_input, w);
-    b.projection("v_proj", g.n * g.lk, g.ev, g.e, g.bias, e, dv, value_input, w);
+    b.projection("q_proj", g.q_rows, g.eq, g.e, g.bias, e, dq, 0, w);
+    b.projection("k_proj", g.k_rows, g.ek, g.e, g.bias, e, dk, key_input, w);
+    b.projection("v_proj", g.k_rows, g.ev, g.e, g.bias, e, dv, value_input, w);
   }
 }
 

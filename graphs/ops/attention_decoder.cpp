@@ -37,6 +37,7 @@ DecoderGeometry geometry(const Layer& layer, const std::vector<TensorInfo>& in) 
                     layer.get_int("num_layers"),
                     layer.get_int("attention_size")};
   if (g.a == 0) g.a = g.h;
+  check_stack_depth(layer, g.layers);
   check(in[1].shape[1] == g.n && in[1].shape[2] == g.h, layer, [&] {
     return fmt::format("encoder states must be [Te, N={}, H={}] (got {})", g.n, g.h,
                        shape_str(in[1].shape));
@@ -52,16 +53,22 @@ DecoderGeometry geometry(const Layer& layer, const std::vector<TensorInfo>& in) 
 // Weights in order: keys, merge.w, merge.b, per layer (w, b), query.w, query.b, v, out.w, out.b.
 std::vector<Weight> weights(const Layer& layer, const std::vector<TensorInfo>& in) {
   const DecoderGeometry g = geometry(layer, in);
+  auto size = [&](const char* what, const CheckedInt& v) { return checked_size(layer, what, v); };
   std::vector<Weight> w{
-      {"keys.weight", g.a * g.h}, {"merge.weight", g.h * (g.e + g.h)}, {"merge.bias", g.h}};
+      {"keys.weight", size("keys.weight", CheckedInt(g.a) * g.h)},
+      {"merge.weight", size("merge.weight", CheckedInt(g.h) * (CheckedInt(g.e) + g.h))},
+      {"merge.bias", g.h}};
+  const std::int64_t gates = size("gates weight", CheckedInt(4) * g.h * 2 * g.h);
+  const std::int64_t gates_bias = size("gates bias", CheckedInt(4) * g.h);
+  const std::int64_t query = size("query.weight", CheckedInt(g.a) * 2 * g.layers * g.h);
   for (std::int64_t l = 0; l < g.layers; ++l) {
-    w.push_back({fmt::format("l{}.weight", l), 4 * g.h * 2 * g.h});
-    w.push_back({fmt::format("l{}.bias", l), 4 * g.h});
+    w.push_back({fmt::format("l{}.weight", l), gates});
+    w.push_back({fmt::format("l{}.bias", l), gates_bias});
   }
-  w.push_back({"query.weight", g.a * 2 * g.layers * g.h});
+  w.push_back({"query.weight", query});
   w.push_back({"query.bias", g.a});
   w.push_back({"v", g.a});
-  w.push_back({"out.weight", g.h * 2 * g.h});
+  w.push_back({"out.weight", size("out.weight", CheckedInt(g.h) * 2 * g.h)});
   w.push_back({"out.bias", g.h});
   return w;
 }
@@ -74,36 +81,47 @@ struct Gemm {
 };
 
 Operator forward_gemm(const ForwardContext& ctx, const Gemm& gm, double e) {
-  Operator op =
-      ctx.make(gm.name, OpClass::kRnn, gm.flops() + (gm.bias ? d(gm.m * gm.n) : 0.0),
-               e * d(gm.batch) * d(gm.m * gm.k + gm.k * gm.n), e * d(gm.batch * gm.m * gm.n));
+  Operator op = ctx.make(gm.name, OpClass::kRnn, gm.flops() + (gm.bias ? dprod(gm.m, gm.n) : 0.0),
+                         e * d(gm.batch) * (dprod(gm.m, gm.k) + dprod(gm.k, gm.n)),
+                         e * dprod(gm.batch, gm.m, gm.n));
   op.gemm = {gm.m, gm.n, gm.k, gm.batch};
   return op;
 }
 
 // The per-step GEMMs of step `t` in program order, each with the index of its weight
 // (-1: none).
-std::vector<std::pair<Gemm, int>> step_gemms(const DecoderGeometry& g, std::int64_t t) {
+std::vector<std::pair<Gemm, int>> step_gemms(const Layer& layer, const DecoderGeometry& g,
+                                             std::int64_t t) {
   const std::string s = fmt::format("t{}.", t);
-  std::vector<std::pair<Gemm, int>> out{{{s + "merge", g.n, g.h, g.e + g.h, 1, true}, 1}};
+  const std::int64_t h2 = checked_size(layer, "2H", CheckedInt(2) * g.h);
+  const std::int64_t h4 = checked_size(layer, "4H", CheckedInt(4) * g.h);
+  const std::int64_t states = checked_size(layer, "2 L H", CheckedInt(2) * g.layers * g.h);
+  std::vector<std::pair<Gemm, int>> out{
+      {{s + "merge", g.n, g.h, checked_size(layer, "E + H", CheckedInt(g.e) + g.h), 1, true}, 1}};
   for (std::int64_t l = 0; l < g.layers; ++l)
-    out.push_back({{fmt::format("{}l{}.gates", s, l), g.n, 4 * g.h, 2 * g.h, 1, true},
-                   static_cast<int>(3 + 2 * l)});
+    out.push_back(
+        {{fmt::format("{}l{}.gates", s, l), g.n, h4, h2, 1, true}, static_cast<int>(3 + 2 * l)});
   const int after_layers = static_cast<int>(3 + 2 * g.layers);
-  out.push_back({{s + "query", g.n, g.a, 2 * g.layers * g.h, 1, true}, after_layers});
+  out.push_back({{s + "query", g.n, g.a, states, 1, true}, after_layers});
   out.push_back({{s + "context", 1, g.h, g.te, g.n, false}, -1});
-  out.push_back({{s + "out", g.n, g.h, 2 * g.h, 1, true}, after_layers + 3});
+  out.push_back({{s + "out", g.n, g.h, h2, 1, true}, after_layers + 3});
   return out;
+}
+
+// The keys' GEMM, once before the steps: enc [Te*N, H] W1^T.
+Gemm keys_gemm(const Layer& layer, const DecoderGeometry& g) {
+  return {"keys", checked_size(layer, "keys GEMM m Te*N", CheckedInt(g.te) * g.n), g.a, g.h, 1,
+          false};
 }
 
 void forward(ForwardContext& ctx) {
   const DecoderGeometry g = geometry(ctx.layer, ctx.inputs);
   const double e = dtype_bytes(ctx.in().dtype);
-  const double nh = d(g.n * g.h);
-  const double score_elems = d(g.n * g.te * g.a);
-  ctx.emit(forward_gemm(ctx, {"keys", g.te * g.n, g.a, g.h, 1, false}, e));
+  const double nh = dprod(g.n, g.h);
+  const double score_elems = dprod(g.n, g.te, g.a);
+  ctx.emit(forward_gemm(ctx, keys_gemm(ctx.layer, g), e));
   for (std::int64_t t = 0; t < g.td; ++t) {
-    const auto gemms = step_gemms(g, t);
+    const auto gemms = step_gemms(ctx.layer, g, t);
     const std::string s = fmt::format("t{}.", t);
     std::size_t i = 0;
     ctx.emit(forward_gemm(ctx, gemms[i++].first, e));  // merge
@@ -114,9 +132,9 @@ void forward(ForwardContext& ctx) {
     }
     ctx.emit(forward_gemm(ctx, gemms[i++].first, e));  // query
     ctx.emit(ctx.make(s + "scores", OpClass::kAttention, 7.0 * score_elems,
-                      e * (score_elems + d(g.n * g.a)), e * d(g.n * g.te)));
-    ctx.emit(ctx.make(s + "softmax", OpClass::kSoftmax, 5.0 * d(g.n * g.te), e * d(g.n * g.te),
-                      e * d(g.n * g.te)));
+                      e * (score_elems + dprod(g.n, g.a)), e * dprod(g.n, g.te)));
+    ctx.emit(ctx.make(s + "softmax", OpClass::kSoftmax, 5.0 * dprod(g.n, g.te),
+                      e * dprod(g.n, g.te), e * dprod(g.n, g.te)));
     ctx.emit(forward_gemm(ctx, gemms[i++].first, e));  // context
     ctx.emit(forward_gemm(ctx, gemms[i++].first, e));  // out
   }
@@ -125,8 +143,8 @@ void forward(ForwardContext& ctx) {
 void backward(BackwardContext& ctx) {
   const DecoderGeometry g = geometry(ctx.layer, ctx.inputs);
   const double e = dtype_bytes(ctx.in().dtype);
-  const double nh = d(g.n * g.h);
-  const double score_elems = d(g.n * g.te * g.a);
+  const double nh = dprod(g.n, g.h);
+  const double score_elems = dprod(g.n, g.te, g.a);
   const int last_weight = static_cast<int>(weights(ctx.layer, ctx.inputs).size()) - 1;
   bool first = true;
   auto emit = [&](Operator op, int input = -1, int weight = -1) {
@@ -137,14 +155,14 @@ void backward(BackwardContext& ctx) {
     first = false;
   };
   auto gemm_grads = [&](const Gemm& gm, int weight, bool last_step, int input) {
-    Operator dx =
-        ctx.make(gm.name + ".bwd_data", OpClass::kRnn, Phase::kBackwardData, gm.flops(),
-                 e * d(gm.batch) * d(gm.m * gm.n + gm.k * gm.n), e * d(gm.batch * gm.m * gm.k));
+    Operator dx = ctx.make(gm.name + ".bwd_data", OpClass::kRnn, Phase::kBackwardData, gm.flops(),
+                           e * d(gm.batch) * (dprod(gm.m, gm.n) + dprod(gm.k, gm.n)),
+                           e * dprod(gm.batch, gm.m, gm.k));
     dx.gemm = {gm.m, gm.k, gm.n, gm.batch};
     emit(std::move(dx), input);
     if (weight < 0) return;
     Operator dw = ctx.make(gm.name + ".bwd_weight", OpClass::kRnn, Phase::kBackwardWeight,
-                           gm.flops(), e * d(gm.m * (gm.n + gm.k)), e * d(gm.k * gm.n));
+                           gm.flops(), e * dprod(gm.m, d(gm.n) + d(gm.k)), e * dprod(gm.k, gm.n));
     dw.gemm = {gm.n, gm.k, gm.m, 1};
     // The gradient of a weight is complete after the first step's (the last processed)
     // contribution; its bias is reduced in the same pass.
@@ -152,16 +170,16 @@ void backward(BackwardContext& ctx) {
     if (last_step && gm.bias) ctx.mark_weight(weight + 1);
   };
   for (std::int64_t t = g.td - 1; t >= 0; --t) {
-    const auto gemms = step_gemms(g, t);
+    const auto gemms = step_gemms(ctx.layer, g, t);
     const std::string s = fmt::format("t{}.", t);
     const bool last = t == 0;
     const std::size_t out = gemms.size() - 1, context = gemms.size() - 2, query = gemms.size() - 3;
     gemm_grads(gemms[out].first, gemms[out].second, last, -1);
     gemm_grads(gemms[context].first, -1, last, -1);
-    emit(ctx.make(s + "softmax.bwd", OpClass::kSoftmax, Phase::kBackwardData, 4.0 * d(g.n * g.te),
-                  2.0 * e * d(g.n * g.te), e * d(g.n * g.te)));
+    emit(ctx.make(s + "softmax.bwd", OpClass::kSoftmax, Phase::kBackwardData,
+                  4.0 * dprod(g.n, g.te), 2.0 * e * dprod(g.n, g.te), e * dprod(g.n, g.te)));
     emit(ctx.make(s + "scores.bwd", OpClass::kAttention, Phase::kBackwardData, 9.0 * score_elems,
-                  e * (score_elems + d(g.n * g.te)), e * (score_elems + d(g.n * g.a))),
+                  e * (score_elems + dprod(g.n, g.te)), e * (score_elems + dprod(g.n, g.a))),
          -1, last ? last_weight - 2 : -1);  // v
     gemm_grads(gemms[query].first, gemms[query].second, last, -1);
     for (std::int64_t l = g.layers - 1; l >= 0; --l) {
@@ -173,8 +191,7 @@ void backward(BackwardContext& ctx) {
     gemm_grads(gemms[0].first, gemms[0].second, last, last && ctx.needs_input_grad(0) ? 0 : -1);
   }
   // Keys: dW1 and the encoder states' gradient (also collecting the context reads').
-  const Gemm keys{"keys", g.te * g.n, g.a, g.h, 1, false};
-  gemm_grads(keys, 0, true, ctx.needs_input_grad(1) ? 1 : -1);
+  gemm_grads(keys_gemm(ctx.layer, g), 0, true, ctx.needs_input_grad(1) ? 1 : -1);
   for (std::size_t i = 2; i < ctx.inputs.size(); ++i)
     if (ctx.needs_input_grad(i))
       emit(ctx.make(fmt::format("bwd_state{}", i), OpClass::kDataMovement, Phase::kBackwardData, 0,

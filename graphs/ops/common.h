@@ -1,14 +1,18 @@
 #pragma once
-// Helpers shared by the op families: parameter declarations, shape checks, and the
+// Helpers shared by the op families: parameter declarations, shape checks, the arithmetic of
+// sizes (FLOPs and bytes as products of doubles, exact integers overflow-checked), and the
 // elementwise FLOP/byte rule that many kinds follow.
 
 #include <fmt/format.h>
 
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "graphs/layer_kind.h"
+#include "graphs/lower.h"
+#include "util/checked_math.h"
 #include "util/error.h"
 
 namespace amdahl::graphs::ops {
@@ -62,6 +66,38 @@ inline void expect_rank(const Layer& layer, const TensorInfo& t, std::size_t ran
 }
 
 inline double d(std::int64_t v) { return static_cast<double>(v); }
+
+// The product of `factors` in doubles, each converted before it is multiplied: FLOP and byte
+// counts, which are doubles and may pass 2^63 (a 10^9-token attention's scores), must never
+// come from an int64 product that wraps. Exact while the product stays below 2^53.
+template <typename... T>
+double dprod(T... factors) {
+  static_assert(sizeof...(T) > 0);
+  return (... * static_cast<double>(factors));
+}
+
+// An integer a rule needs exactly (a GEMM dimension, a weight's element count, an output
+// dim), computed as a CheckedInt from its first term on: checked_size(layer, "GEMM m",
+// CheckedInt(n) * h * w). Throws UserError located at the layer where a step overflowed:
+// "<what>: a * b overflows 2^63 (sizes too large?)".
+inline std::int64_t checked_size(const Layer& layer, std::string_view what, const CheckedInt& v) {
+  check(v.ok(), layer, [&] {
+    return fmt::format("{}: {} overflows 2^63 (sizes too large?)", what, v.overflow());
+  });
+  return v.value();
+}
+
+// A stack depth (`num_layers`): every stacked layer lowers to weights and ops of its own, so a
+// depth beyond the network's op limit (max_ops()) is refused here, before its weights are
+// listed, instead of exhausting memory.
+inline void check_stack_depth(const Layer& layer, std::int64_t layers) {
+  check(layers <= max_ops(), layer, [&] {
+    return fmt::format(
+        "num_layers {}: each stacked layer lowers to ops of its own and a network is limited to "
+        "{} ops (--max-ops N raises it)",
+        layers, max_ops());
+  });
+}
 
 // Elementwise over the output: `flops_per_element` per element, reads every input, writes
 // the output.

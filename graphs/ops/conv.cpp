@@ -25,6 +25,20 @@ struct WindowGeometry {
   void describe(Operator& op) const {
     describe_convolution(op, {n, c, h, w, k, r, s, p, q, groups, stride_h, stride_w}, plain);
   }
+  // The GEMM dimensions of the lowerings: the input and output grids N*H*W and N*P*Q, and the
+  // windows (C/g)*R*S and (K/g)*R*S.
+  std::int64_t input_grid(const Layer& layer) const {
+    return checked_size(layer, "GEMM rows N*H*W", CheckedInt(n) * h * w);
+  }
+  std::int64_t output_grid(const Layer& layer) const {
+    return checked_size(layer, "GEMM rows N*P*Q", CheckedInt(n) * p * q);
+  }
+  std::int64_t in_window(const Layer& layer) const {
+    return checked_size(layer, "GEMM depth (C/g)*R*S", CheckedInt(c / groups) * r * s);
+  }
+  std::int64_t out_window(const Layer& layer) const {
+    return checked_size(layer, "GEMM width (K/g)*R*S", CheckedInt(k / groups) * r * s);
+  }
 };
 
 // Reads everything but P x Q from the layer and its NCHW input; checks the groups.
@@ -58,7 +72,7 @@ void emit_data_and_bias_grads(BackwardContext& ctx, const WindowGeometry& g, dou
   if (ctx.needs_input_grad(0)) {
     Operator op = ctx.make("bwd_data", OpClass::kConv, Phase::kBackwardData, flops,
                            ctx.out().bytes() + weight_bytes, ctx.in().bytes());
-    op.gemm = {g.n * g.h * g.w, g.c / g.groups, (g.k / g.groups) * g.r * g.s, g.groups};
+    op.gemm = {g.input_grid(ctx.layer), g.c / g.groups, g.out_window(ctx.layer), g.groups};
     g.describe(op);
     ctx.emit(std::move(op), 0);
   }
@@ -72,12 +86,12 @@ void emit_data_and_bias_grads(BackwardContext& ctx, const WindowGeometry& g, dou
 }
 
 struct ConvGeometry : WindowGeometry {
-  double macs_per_output() const { return d(c / groups) * d(r) * d(s); }
+  double macs_per_output() const { return dprod(c / groups, r, s); }
   double forward_flops() const { return 2.0 * d(n) * d(k) * d(p) * d(q) * macs_per_output(); }
   // Input elements the windows read (graphs/conv_traffic.h): all of X unless the kernel is
   // smaller than its stride.
   double input_read() const {
-    return d(n) * d(c) * d(conv_input_extent(h, p, r)) * d(conv_input_extent(w, q, s));
+    return dprod(n, c, conv_input_extent(h, p, r), conv_input_extent(w, q, s));
   }
 };
 
@@ -85,12 +99,18 @@ struct ConvGeometry : WindowGeometry {
 // "valid" pads nothing, an integer pads both sides.
 std::int64_t out_dim(const Layer& layer, std::int64_t in, std::int64_t kernel, std::int64_t stride,
                      std::int64_t dilation, std::int64_t pad, const std::string& mode) {
-  if (mode == "same") return (in + stride - 1) / stride;
+  if (mode == "same")
+    return checked_size(layer, "output size", (CheckedInt(in) + stride - 1) / stride);
   const std::int64_t padding = mode == "valid" ? 0 : pad;
+  // conv_output_extent's span and padded input, checked here so that its message can show them.
+  const std::int64_t span =
+      checked_size(layer, "dilated kernel", CheckedInt(dilation) * (kernel - 1) + 1);
+  const std::int64_t padded =
+      checked_size(layer, "padded input", CheckedInt(in) + CheckedInt(2) * padding);
   const auto out = conv_output_extent(in, kernel, padding, stride, dilation);
   check(out.has_value(), layer, [&] {
     return fmt::format("kernel {} (dilated {}) with stride {} has no output on the padded input {}",
-                       kernel, dilation * (kernel - 1) + 1, stride, in + 2 * padding);
+                       kernel, span, stride, padded);
   });
   return *out;
 }
@@ -114,7 +134,8 @@ std::vector<TensorInfo> infer(const Layer& layer, const std::vector<TensorInfo>&
 // The output size does not enter (infer() has checked it).
 std::vector<Weight> weights(const Layer& layer, const std::vector<TensorInfo>& in) {
   const WindowGeometry g = read_window(layer, in.front());
-  std::vector<Weight> w{{"weight", g.k * (g.c / g.groups) * g.r * g.s}};
+  std::vector<Weight> w{
+      {"weight", checked_size(layer, "weight", CheckedInt(g.k) * (g.c / g.groups) * g.r * g.s)}};
   if (layer.get_bool("bias")) w.push_back({"bias", g.k});
   return w;
 }
@@ -122,13 +143,13 @@ std::vector<Weight> weights(const Layer& layer, const std::vector<TensorInfo>& i
 void forward(ForwardContext& ctx) {
   const ConvGeometry g = geometry(ctx.layer, ctx.in());
   const double e = dtype_bytes(ctx.in().dtype);
-  const double weight_bytes = e * d(g.k * (g.c / g.groups) * g.r * g.s);
+  const double weight_bytes = e * dprod(g.k, g.c / g.groups, g.r, g.s);
   const bool bias = ctx.layer.get_bool("bias");
   const double flops = g.forward_flops() + (bias ? d(ctx.out().elements()) : 0.0);
   Operator op =
       ctx.make("fwd", OpClass::kConv, flops,
                e * g.input_read() + weight_bytes + (bias ? e * d(g.k) : 0.0), ctx.out().bytes());
-  op.gemm = {g.n * g.p * g.q, g.k / g.groups, (g.c / g.groups) * g.r * g.s, g.groups};
+  op.gemm = {g.output_grid(ctx.layer), g.k / g.groups, g.in_window(ctx.layer), g.groups};
   g.describe(op);
   ctx.emit(std::move(op));
 }
@@ -136,11 +157,11 @@ void forward(ForwardContext& ctx) {
 void backward(BackwardContext& ctx) {
   const ConvGeometry g = geometry(ctx.layer, ctx.in());
   const double e = dtype_bytes(ctx.in().dtype);
-  const double weight_bytes = e * d(g.k * (g.c / g.groups) * g.r * g.s);
+  const double weight_bytes = e * dprod(g.k, g.c / g.groups, g.r, g.s);
   // dW = X^T (*) dY: the same MACs as the forward pass.
   Operator dw = ctx.make("bwd_weight", OpClass::kConv, Phase::kBackwardWeight, g.forward_flops(),
                          ctx.out().bytes() + e * g.input_read(), weight_bytes);
-  dw.gemm = {g.k / g.groups, (g.c / g.groups) * g.r * g.s, g.n * g.p * g.q, g.groups};
+  dw.gemm = {g.k / g.groups, g.in_window(ctx.layer), g.output_grid(ctx.layer), g.groups};
   g.describe(dw);
   // dX = dY (*) W^T: the same MACs again.
   emit_data_and_bias_grads(ctx, g, g.forward_flops(), weight_bytes, std::move(dw));
@@ -151,7 +172,9 @@ struct ConvTransposeGeometry : WindowGeometry {
   double forward_flops() const {
     return 2.0 * d(n) * d(c) * d(h) * d(w) * d(k / groups) * d(r) * d(s);
   }
-  std::int64_t weight_elements() const { return c * (k / groups) * r * s; }
+  std::int64_t weight_elements(const Layer& layer) const {
+    return checked_size(layer, "weight", CheckedInt(c) * (k / groups) * r * s);
+  }
 };
 
 std::int64_t transposed_out_dim(const Layer& layer, std::int64_t in, std::int64_t kernel,
@@ -162,7 +185,9 @@ std::int64_t transposed_out_dim(const Layer& layer, std::int64_t in, std::int64_
                        output_padding, stride, dilation);
   });
   const std::int64_t out =
-      (in - 1) * stride - 2 * pad + dilation * (kernel - 1) + output_padding + 1;
+      checked_size(layer, "output size",
+                   (CheckedInt(in) - 1) * stride - CheckedInt(2) * pad +
+                       CheckedInt(dilation) * (kernel - 1) + output_padding + 1);
   check(out > 0, layer, [&] {
     return fmt::format("padding {} leaves no output (input {}, kernel {}, stride {})", pad, in,
                        kernel, stride);
@@ -187,7 +212,7 @@ std::vector<TensorInfo> transpose_infer(const Layer& layer, const std::vector<Te
 
 std::vector<Weight> transpose_weights(const Layer& layer, const std::vector<TensorInfo>& in) {
   const ConvTransposeGeometry g{read_window(layer, in.front())};  // as weights()
-  std::vector<Weight> w{{"weight", g.weight_elements()}};
+  std::vector<Weight> w{{"weight", g.weight_elements(layer)}};
   if (layer.get_bool("bias")) w.push_back({"bias", g.k});
   return w;
 }
@@ -195,13 +220,13 @@ std::vector<Weight> transpose_weights(const Layer& layer, const std::vector<Tens
 void transpose_forward(ForwardContext& ctx) {
   const ConvTransposeGeometry g = transpose_geometry(ctx.layer, ctx.in());
   const double e = dtype_bytes(ctx.in().dtype);
-  const double weight_bytes = e * d(g.weight_elements());
+  const double weight_bytes = e * d(g.weight_elements(ctx.layer));
   const bool bias = ctx.layer.get_bool("bias");
   const double flops = g.forward_flops() + (bias ? d(ctx.out().elements()) : 0.0);
   Operator op =
       ctx.make("fwd", OpClass::kConv, flops,
                ctx.in().bytes() + weight_bytes + (bias ? e * d(g.k) : 0.0), ctx.out().bytes());
-  op.gemm = {g.n * g.h * g.w, (g.k / g.groups) * g.r * g.s, g.c / g.groups, g.groups};
+  op.gemm = {g.input_grid(ctx.layer), g.out_window(ctx.layer), g.c / g.groups, g.groups};
   g.describe(op);
   ctx.emit(std::move(op));
 }
@@ -209,11 +234,11 @@ void transpose_forward(ForwardContext& ctx) {
 void transpose_backward(BackwardContext& ctx) {
   const ConvTransposeGeometry g = transpose_geometry(ctx.layer, ctx.in());
   const double e = dtype_bytes(ctx.in().dtype);
-  const double weight_bytes = e * d(g.weight_elements());
+  const double weight_bytes = e * d(g.weight_elements(ctx.layer));
   // dW = X^T (*) dY: the same MACs as the forward pass.
   Operator dw = ctx.make("bwd_weight", OpClass::kConv, Phase::kBackwardWeight, g.forward_flops(),
                          ctx.out().bytes() + ctx.in().bytes(), weight_bytes);
-  dw.gemm = {g.c / g.groups, (g.k / g.groups) * g.r * g.s, g.n * g.h * g.w, g.groups};
+  dw.gemm = {g.c / g.groups, g.out_window(ctx.layer), g.input_grid(ctx.layer), g.groups};
   g.describe(dw);
   // dX = conv(dY, W): a forward convolution, P x Q -> H x W, the same MACs again.
   emit_data_and_bias_grads(ctx, g, g.forward_flops(), weight_bytes, std::move(dw));

@@ -58,7 +58,9 @@ void register_embedding_ops(LayerRegistry& r) {
       .weights =
           [](const Layer& layer, const std::vector<TensorInfo>&) {
             return std::vector<Weight>{
-                {"weight", layer.get_int("num_embeddings") * layer.get_int("embedding_dim")}};
+                {"weight", checked_size(layer, "weight",
+                                        CheckedInt(layer.get_int("num_embeddings")) *
+                                            layer.get_int("embedding_dim"))}};
           },
       .forward =
           [](ForwardContext& ctx) {
@@ -85,7 +87,8 @@ void register_embedding_ops(LayerRegistry& r) {
           [](const Layer& layer, const std::vector<TensorInfo>& in) {
             if (!layer.get_bool("temporal")) return std::vector<Weight>{};
             const Shape& s = in.front().shape;
-            return std::vector<Weight>{{"temporal", s[1] * s[3]}};
+            return std::vector<Weight>{
+                {"temporal", checked_size(layer, "temporal", CheckedInt(s[1]) * s[3])}};
           },
       .forward =
           [](ForwardContext& ctx) {

@@ -36,7 +36,8 @@ std::vector<TensorInfo> linear_infer(const Layer& layer, const std::vector<Tenso
 std::vector<Weight> linear_weights(const Layer& layer, const std::vector<TensorInfo>& in) {
   const LinearGeometry g = linear_geometry(layer, in.front());
   std::vector<Weight> w;
-  if (!layer.has("tied_to")) w.push_back({"weight", g.in * g.out});
+  if (!layer.has("tied_to"))
+    w.push_back({"weight", checked_size(layer, "weight", CheckedInt(g.in) * g.out)});
   if (layer.get_bool("bias")) w.push_back({"bias", g.out});
   return w;
 }
@@ -45,10 +46,10 @@ void linear_forward(ForwardContext& ctx) {
   const LinearGeometry g = linear_geometry(ctx.layer, ctx.in());
   const double e = dtype_bytes(ctx.in().dtype);
   const bool bias = ctx.layer.get_bool("bias");
-  Operator op =
-      ctx.make("fwd", OpClass::kGemm,
-               2.0 * d(g.rows) * d(g.in) * d(g.out) + (bias ? d(g.rows * g.out) : 0.0),
-               ctx.in().bytes() + e * d(g.in * g.out + (bias ? g.out : 0)), ctx.out().bytes());
+  Operator op = ctx.make("fwd", OpClass::kGemm,
+                         2.0 * d(g.rows) * d(g.in) * d(g.out) + (bias ? dprod(g.rows, g.out) : 0.0),
+                         ctx.in().bytes() + e * (dprod(g.in, g.out) + (bias ? d(g.out) : 0.0)),
+                         ctx.out().bytes());
   op.gemm = {g.rows, g.out, g.in, 1};
   ctx.emit(std::move(op));
 }
@@ -59,17 +60,17 @@ void linear_backward(BackwardContext& ctx) {
   const double gemm_flops = 2.0 * d(g.rows) * d(g.in) * d(g.out);
   if (ctx.needs_input_grad(0)) {
     Operator dx = ctx.make("bwd_data", OpClass::kGemm, Phase::kBackwardData, gemm_flops,
-                           ctx.out().bytes() + e * d(g.in * g.out), ctx.in().bytes());
+                           ctx.out().bytes() + e * dprod(g.in, g.out), ctx.in().bytes());
     dx.gemm = {g.rows, g.in, g.out, 1};
     ctx.emit(std::move(dx), 0);
   }
   Operator dw = ctx.make("bwd_weight", OpClass::kGemm, Phase::kBackwardWeight, gemm_flops,
-                         ctx.out().bytes() + ctx.in().bytes(), e * d(g.in * g.out));
+                         ctx.out().bytes() + ctx.in().bytes(), e * dprod(g.in, g.out));
   dw.gemm = {g.out, g.in, g.rows, 1};
   const bool tied = ctx.layer.has("tied_to");
   ctx.emit(std::move(dw), -1, tied ? -1 : 0);
   if (ctx.layer.get_bool("bias"))
-    ctx.emit(ctx.make("bwd_bias", OpClass::kReduction, Phase::kBackwardWeight, d(g.rows * g.out),
+    ctx.emit(ctx.make("bwd_bias", OpClass::kReduction, Phase::kBackwardWeight, dprod(g.rows, g.out),
                       ctx.out().bytes(), e * d(g.out)),
              -1, tied ? 0 : 1);
 }
@@ -98,7 +99,7 @@ MatmulGeometry matmul_geometry(const Layer& layer, const TensorInfo& a, const Te
   // Broadcast the batch dims (numpy rules).
   const std::size_t batch_rank = std::max(ra, rb) - 2;
   Shape out(batch_rank);
-  std::int64_t batch = 1;
+  CheckedInt batch = 1;
   for (std::size_t i = 0; i < batch_rank; ++i) {
     const std::int64_t da = i + ra >= batch_rank + 2 ? a.shape[i + ra - batch_rank - 2] : 1;
     const std::int64_t db = i + rb >= batch_rank + 2 ? b.shape[i + rb - batch_rank - 2] : 1;
@@ -111,7 +112,7 @@ MatmulGeometry matmul_geometry(const Layer& layer, const TensorInfo& a, const Te
   }
   out.push_back(m);
   out.push_back(n);
-  return {batch, m, n, ka, out};
+  return {checked_size(layer, "GEMM batch", batch), m, n, ka, out};
 }
 
 std::vector<TensorInfo> matmul_infer(const Layer& layer, const std::vector<TensorInfo>& in) {

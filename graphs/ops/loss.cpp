@@ -33,7 +33,8 @@ std::vector<TensorInfo> infer(const Layer& layer, const std::vector<TensorInfo>&
   check(logits.shape.size() >= 2, layer, [&] {
     return fmt::format("expects logits [N, classes] (got {})", shape_str(logits.shape));
   });
-  check(labels.elements() * logits.shape.back() == logits.elements(), layer, [&] {
+  const CheckedInt expected = CheckedInt(labels.elements()) * logits.shape.back();
+  check(expected.ok() && expected.value() == logits.elements(), layer, [&] {
     return fmt::format("labels {} do not match logits {}", shape_str(labels.shape),
                        shape_str(logits.shape));
   });
@@ -67,6 +68,8 @@ void pairwise_backward(BackwardContext& ctx, double flops0, double flops1) {
 
 struct CtcGeometry {
   std::int64_t t, n, c, s, frames;
+  // The alpha (or beta) states: frames x N x (2S + 1).
+  double states() const { return dprod(frames, n, 2 * d(s) + 1); }
 };
 
 CtcGeometry ctc_geometry(const Layer& layer, const std::vector<TensorInfo>& in) {
@@ -170,8 +173,7 @@ void register_loss_ops(LayerRegistry& r) {
           },
       .forward =
           [](ForwardContext& ctx) {
-            const CtcGeometry g = ctc_geometry(ctx.layer, ctx.inputs);
-            const double states = d(g.frames * g.n * (2 * g.s + 1));
+            const double states = ctc_geometry(ctx.layer, ctx.inputs).states();
             ctx.emit(
                 ctx.make("fwd", OpClass::kSoftmax, 5.0 * d(ctx.in(0).elements()) + 8.0 * states,
                          ctx.in(0).bytes() + ctx.in(1).bytes(), ctx.in(0).bytes() + 4.0 * states));
@@ -179,8 +181,7 @@ void register_loss_ops(LayerRegistry& r) {
       .backward =
           [](BackwardContext& ctx) {
             if (!ctx.needs_input_grad(0)) return;
-            const CtcGeometry g = ctc_geometry(ctx.layer, ctx.inputs);
-            const double states = d(g.frames * g.n * (2 * g.s + 1));
+            const double states = ctc_geometry(ctx.layer, ctx.inputs).states();
             ctx.emit(ctx.make("bwd", OpClass::kSoftmax, Phase::kBackwardData,
                               12.0 * states + 2.0 * d(ctx.in(0).elements()),
                               2.0 * ctx.in(0).bytes() + 4.0 * states, ctx.in(0).bytes()),
@@ -236,21 +237,24 @@ void register_loss_ops(LayerRegistry& r) {
       .weights =
           [](const Layer& layer, const std::vector<TensorInfo>& in) {
             const SampledGeometry g = sampled_geometry(layer, in);
-            return std::vector<Weight>{{"weight", g.classes * g.h}, {"bias", g.classes}};
+            return std::vector<Weight>{
+                {"weight", checked_size(layer, "weight", CheckedInt(g.classes) * g.h)},
+                {"bias", g.classes}};
           },
       .forward =
           [](ForwardContext& ctx) {
             const SampledGeometry g = sampled_geometry(ctx.layer, ctx.inputs);
             const double e = dtype_bytes(ctx.in(0).dtype);
-            const double rows = d(g.samples + g.m);
-            ctx.emit(ctx.make("gather", OpClass::kEmbedding, 0, e * rows * d(g.h + 1),
-                              e * rows * d(g.h + 1)));
-            Operator logits = ctx.make(
-                "logits", OpClass::kGemm, 2.0 * d(g.m) * d(g.h) * d(g.samples) + 2.0 * d(g.m * g.h),
-                ctx.in(0).bytes() + e * rows * d(g.h), e * d(g.m * (g.samples + 1)));
+            const double rows = d(g.samples) + d(g.m);
+            ctx.emit(ctx.make("gather", OpClass::kEmbedding, 0, e * rows * (d(g.h) + 1),
+                              e * rows * (d(g.h) + 1)));
+            Operator logits =
+                ctx.make("logits", OpClass::kGemm,
+                         2.0 * d(g.m) * d(g.h) * d(g.samples) + 2.0 * dprod(g.m, g.h),
+                         ctx.in(0).bytes() + e * rows * d(g.h), e * dprod(g.m, d(g.samples) + 1));
             logits.gemm = {g.m, g.samples, g.h, 1};
             ctx.emit(std::move(logits));
-            const double n = d(g.m * (g.samples + 1));
+            const double n = dprod(g.m, d(g.samples) + 1);
             ctx.emit(ctx.make("softmax", OpClass::kSoftmax, 5.0 * n, e * n + ctx.in(1).bytes(),
                               e * n + 4.0));
           },
@@ -258,19 +262,23 @@ void register_loss_ops(LayerRegistry& r) {
           [](BackwardContext& ctx) {
             const SampledGeometry g = sampled_geometry(ctx.layer, ctx.inputs);
             const double e = dtype_bytes(ctx.in(0).dtype);
-            const double n = d(g.m * (g.samples + 1));
-            const double gemm = 2.0 * d(g.m) * d(g.h) * d(g.samples + 1);
+            const double n = dprod(g.m, d(g.samples) + 1);
+            const double gemm = 2.0 * d(g.m) * d(g.h) * (d(g.samples) + 1);
+            const std::int64_t logits =
+                checked_size(ctx.layer, "logits per row", CheckedInt(g.samples) + 1);
             ctx.emit(ctx.make("softmax.bwd", OpClass::kSoftmax, Phase::kBackwardData, 2.0 * n,
                               e * n, e * n));
             if (ctx.needs_input_grad(0)) {
-              Operator dh = ctx.make("bwd_data", OpClass::kGemm, Phase::kBackwardData, gemm,
-                                     e * (n + d((g.samples + g.m) * g.h)), ctx.in(0).bytes());
-              dh.gemm = {g.m, g.h, g.samples + 1, 1};
+              Operator dh =
+                  ctx.make("bwd_data", OpClass::kGemm, Phase::kBackwardData, gemm,
+                           e * (n + dprod(d(g.samples) + d(g.m), g.h)), ctx.in(0).bytes());
+              dh.gemm = {g.m, g.h, logits, 1};
               ctx.emit_after(std::move(dh), 0);
             }
-            Operator dw = ctx.make("bwd_weight", OpClass::kGemm, Phase::kBackwardWeight, gemm,
-                                   e * n + ctx.in(0).bytes(), e * d((g.samples + g.m) * (g.h + 1)));
-            dw.gemm = {g.samples + 1, g.h, g.m, 1};
+            Operator dw =
+                ctx.make("bwd_weight", OpClass::kGemm, Phase::kBackwardWeight, gemm,
+                         e * n + ctx.in(0).bytes(), e * dprod(d(g.samples) + d(g.m), d(g.h) + 1));
+            dw.gemm = {logits, g.h, g.m, 1};
             ctx.emit_after(std::move(dw), -1, 0);
             ctx.mark_weight(1);
           },

@@ -39,8 +39,12 @@ std::vector<TensorInfo> slice_infer(const Layer& layer, const std::vector<Tensor
     };
     const std::int64_t s = step > 0 ? clamp(starts[i], 0, dim) : clamp(starts[i], 0, dim - 1);
     const std::int64_t e = step > 0 ? clamp(ends[i], 0, dim) : clamp(ends[i], -1, dim - 1);
-    const std::int64_t n = step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
-    out[norm[i]] = std::max<std::int64_t>(n, 0);
+    // ceil((e - s) / step) elements where e lies past s in the step's direction, else none;
+    // without forming e - s + step, which a step of any size would overflow.
+    if (step > 0)
+      out[norm[i]] = e > s ? (e - s - 1) / step + 1 : 0;
+    else
+      out[norm[i]] = s > e ? -((s - e - 1) / step) + 1 : 0;
   }
   return {with_shape(in.front(), out)};
 }
@@ -82,7 +86,7 @@ std::vector<TensorInfo> split_infer(const Layer& layer, const std::vector<Tensor
   const Shape& s = in.front().shape;
   const std::size_t axis = normalize_axes(layer, {layer.get_int("axis")}, s.size()).front();
   const auto sizes = layer.get_int_list("sizes");
-  std::int64_t total = 0;
+  CheckedInt total = 0;
   std::vector<TensorInfo> out;
   for (std::int64_t n : sizes) {
     check(n >= 0, layer, [&] { return fmt::format("a negative split size {}", n); });
@@ -91,8 +95,9 @@ std::vector<TensorInfo> split_infer(const Layer& layer, const std::vector<Tensor
     out.push_back(with_shape(in.front(), part));
     total += n;
   }
-  check(total == s[axis], layer, [&] {
-    return fmt::format("split sizes add up to {}, the input's dim {} is {}", total, axis, s[axis]);
+  const std::int64_t sum = checked_size(layer, "split sizes", total);
+  check(sum == s[axis], layer, [&] {
+    return fmt::format("split sizes add up to {}, the input's dim {} is {}", sum, axis, s[axis]);
   });
   return out;
 }
@@ -120,7 +125,7 @@ std::vector<TensorInfo> pad_infer(const Layer& layer, const std::vector<TensorIn
                        pads.size());
   });
   for (std::size_t i = 0; i < out.size(); ++i) {
-    out[i] += pads[i] + pads[i + out.size()];
+    out[i] = checked_size(layer, "padded dim", CheckedInt(out[i]) + pads[i] + pads[i + out.size()]);
     check(out[i] >= 0, layer, [&] { return fmt::format("pads remove more than dim {} holds", i); });
   }
   return {with_shape(in.front(), out)};
@@ -132,7 +137,8 @@ std::vector<TensorInfo> tile_infer(const Layer& layer, const std::vector<TensorI
   check(repeats.size() == out.size(), layer, [&] {
     return fmt::format("repeats needs {} entries (got {})", out.size(), repeats.size());
   });
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] *= repeats[i];
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = checked_size(layer, "tiled dim", CheckedInt(out[i]) * repeats[i]);
   return {with_shape(in.front(), out)};
 }
 

@@ -60,9 +60,9 @@ std::int64_t normalized_elements(const Layer& layer, const TensorInfo& x) {
     return fmt::format("axis {} is outside the input's {} dims {}", axis, rank, shape_str(x.shape));
   });
   if (axis < 0) axis += rank;
-  std::int64_t n = 1;
+  CheckedInt n = 1;
   for (std::int64_t i = axis; i < rank; ++i) n *= x.shape[static_cast<std::size_t>(i)];
-  return n;
+  return checked_size(layer, "normalized elements", n);
 }
 
 void layernorm_backward(BackwardContext& ctx) {

@@ -29,11 +29,13 @@ PoolGeometry geometry(const Layer& layer, const TensorInfo& x) {
   g.r = kernel[0];
   g.s = kernel[1];
   auto out = [&](std::int64_t in, std::int64_t k, std::int64_t st, std::int64_t pd) {
-    if (mode == "same") return (in + st - 1) / st;
-    const std::int64_t padded = in + (mode == "valid" ? 0 : 2 * pd);
+    if (mode == "same") return checked_size(layer, "output size", (CheckedInt(in) + st - 1) / st);
+    const std::int64_t padded = checked_size(
+        layer, "padded input", CheckedInt(in) + (mode == "valid" ? 0 : CheckedInt(2) * pd));
     check(padded >= k, layer,
           [&] { return fmt::format("window {} is larger than the padded input {}", k, padded); });
-    return (padded - k + (ceil_mode ? st - 1 : 0)) / st + 1;
+    return checked_size(layer, "output size",
+                        (CheckedInt(padded) - k + (ceil_mode ? st - 1 : 0)) / st + 1);
   };
   g.p = out(g.h, g.r, stride[0], pad[0]);
   g.q = out(g.w, g.s, stride[1], pad[1]);
@@ -68,7 +70,7 @@ LayerKind pool(std::string name, std::string summary, bool reads_input_in_backwa
       .forward =
           [](ForwardContext& ctx) {
             const PoolGeometry g = geometry(ctx.layer, ctx.in());
-            ctx.emit(ctx.make("fwd", OpClass::kPooling, d(g.n * g.c * g.p * g.q) * d(g.r * g.s),
+            ctx.emit(ctx.make("fwd", OpClass::kPooling, dprod(g.n, g.c, g.p, g.q, g.r, g.s),
                               ctx.in().bytes(), ctx.out().bytes()));
           },
       .backward =
@@ -77,7 +79,7 @@ LayerKind pool(std::string name, std::string summary, bool reads_input_in_backwa
             const PoolGeometry g = geometry(ctx.layer, ctx.in());
             ctx.emit(
                 ctx.make("bwd", OpClass::kPooling, Phase::kBackwardData,
-                         d(g.n * g.c * g.p * g.q) * d(g.r * g.s),
+                         dprod(g.n, g.c, g.p, g.q, g.r, g.s),
                          ctx.out().bytes() + (reads_input_in_backward ? ctx.in().bytes() : 0.0),
                          ctx.in().bytes()),
                 0);

@@ -37,14 +37,16 @@ struct RnnGeometry {
   Cell cell;
   std::int64_t t, n, input, hidden, layers, directions, bias_vectors;
   bool batch_first;
+  // Exact sizes, overflow-checked in geometry(): the outputs' D*H, the states' L*D, the
+  // rows G*H of one direction's gates and D*G*H of a layer's stacked weights (W_ih and W_hh
+  // alike), and the T*N rows of the all-steps GEMMs.
+  std::int64_t out_width, state_layers, gate_rows, rows, steps_rows;
   std::int64_t g() const { return gates(cell); }
-  std::int64_t layer_input(std::int64_t l) const { return l == 0 ? input : directions * hidden; }
-  // Rows of a layer's stacked weights (every direction's gates), W_ih and W_hh alike.
-  std::int64_t rows() const { return directions * g() * hidden; }
+  std::int64_t layer_input(std::int64_t l) const { return l == 0 ? input : out_width; }
   // Per step and direction: hidden units N*H, gate pre-activations N*G*H, and the state
   // tensors (h, and c for lstm).
-  double units() const { return static_cast<double>(n * hidden); }
-  double gate_units() const { return static_cast<double>(n * g() * hidden); }
+  double units() const { return dprod(n, hidden); }
+  double gate_units() const { return dprod(n, g(), hidden); }
   double state_tensors() const { return cell == Cell::kLstm ? 2 : 1; }
 };
 
@@ -94,9 +96,15 @@ RnnGeometry geometry(Cell cell, const Layer& layer, const std::vector<TensorInfo
   g.directions = layer.get_bool("bidirectional") ? 2 : 1;
   g.bias_vectors = layer.get_int("bias_vectors");
   check(g.hidden > 0 && g.layers > 0, layer, "hidden_size and num_layers must be positive");
+  check_stack_depth(layer, g.layers);
   check(g.bias_vectors >= 0 && g.bias_vectors <= 2, layer,
         [&] { return fmt::format("bias_vectors must be 0, 1 or 2 (got {})", g.bias_vectors); });
-  const Shape state{g.layers * g.directions, g.n, g.hidden};
+  g.out_width = checked_size(layer, "output width D*H", CheckedInt(g.directions) * g.hidden);
+  g.state_layers = checked_size(layer, "state layers L*D", CheckedInt(g.layers) * g.directions);
+  g.gate_rows = checked_size(layer, "gate rows G*H", CheckedInt(g.g()) * g.hidden);
+  g.rows = checked_size(layer, "weight rows D*G*H", CheckedInt(g.directions) * g.gate_rows);
+  g.steps_rows = checked_size(layer, "GEMM rows T*N", CheckedInt(g.t) * g.n);
+  const Shape state{g.state_layers, g.n, g.hidden};
   for (std::size_t i = 1; i < in.size(); ++i)
     check(in[i].shape == state, layer, [&] {
       return fmt::format("initial state {} must be [layers*directions, N, H] = {} (got {})", i,
@@ -108,9 +116,8 @@ RnnGeometry geometry(Cell cell, const Layer& layer, const std::vector<TensorInfo
 std::vector<TensorInfo> infer(Cell cell, const Layer& layer, const std::vector<TensorInfo>& in) {
   const RnnGeometry g = geometry(cell, layer, in);
   const DType t = in.front().dtype;
-  const Shape y = g.batch_first ? Shape{g.n, g.t, g.directions * g.hidden}
-                                : Shape{g.t, g.n, g.directions * g.hidden};
-  std::vector<TensorInfo> out{{y, t}, {{g.layers * g.directions, g.n, g.hidden}, t}};
+  const Shape y = g.batch_first ? Shape{g.n, g.t, g.out_width} : Shape{g.t, g.n, g.out_width};
+  std::vector<TensorInfo> out{{y, t}, {{g.state_layers, g.n, g.hidden}, t}};
   if (cell == Cell::kLstm) out.push_back(out.back());
   return out;
 }
@@ -118,11 +125,13 @@ std::vector<TensorInfo> infer(Cell cell, const Layer& layer, const std::vector<T
 std::vector<Weight> weights(Cell cell, const Layer& layer, const std::vector<TensorInfo>& in) {
   const RnnGeometry g = geometry(cell, layer, in);
   std::vector<Weight> w;
+  const std::int64_t w_hh = checked_size(layer, "w_hh", CheckedInt(g.rows) * g.hidden);
+  const std::int64_t bias = checked_size(layer, "bias", CheckedInt(g.bias_vectors) * g.rows);
   for (std::int64_t l = 0; l < g.layers; ++l) {
-    const std::int64_t rows = g.rows();
-    w.push_back({fmt::format("l{}.w_ih", l), rows * g.layer_input(l)});
-    w.push_back({fmt::format("l{}.w_hh", l), rows * g.hidden});
-    if (g.bias_vectors > 0) w.push_back({fmt::format("l{}.bias", l), g.bias_vectors * rows});
+    w.push_back({fmt::format("l{}.w_ih", l),
+                 checked_size(layer, "w_ih", CheckedInt(g.rows) * g.layer_input(l))});
+    w.push_back({fmt::format("l{}.w_hh", l), w_hh});
+    if (g.bias_vectors > 0) w.push_back({fmt::format("l{}.bias", l), bias});
   }
   return w;
 }
@@ -139,26 +148,26 @@ void forward(Cell cell, ForwardContext& ctx) {
   const double e = dtype_bytes(ctx.in().dtype);
   const double nh = g.units(), gates_per_step = g.gate_units(), state_tensors = g.state_tensors();
   const double per_unit = pointwise_forward_flops(g, ctx.layer);
-  const std::int64_t rows = g.rows();
+  const std::int64_t rows = g.rows;
   for (std::int64_t l = 0; l < g.layers; ++l) {
     const std::int64_t in_width = g.layer_input(l);
     Operator xproj = ctx.make(
-        fmt::format("l{}.xproj", l), OpClass::kRnn, 2.0 * d(g.t * g.n) * d(rows) * d(in_width),
-        e * d(g.t * g.n * in_width + rows * in_width), e * d(g.t * g.n * rows));
-    xproj.gemm = {g.t * g.n, rows, in_width, 1};
+        fmt::format("l{}.xproj", l), OpClass::kRnn, 2.0 * dprod(g.t, g.n) * d(rows) * d(in_width),
+        e * (dprod(g.t, g.n, in_width) + dprod(rows, in_width)), e * dprod(g.t, g.n, rows));
+    xproj.gemm = {g.steps_rows, rows, in_width, 1};
     ctx.emit(std::move(xproj));
     for (std::int64_t s = 0; s < g.t; ++s) {
       for (std::int64_t dir = 0; dir < g.directions; ++dir) {
         const std::int64_t t = dir == 0 ? s : g.t - 1 - s;
         const std::string step = fmt::format("l{}{}.t{}", l, direction_tag(dir), t);
-        Operator hproj = ctx.make(step + ".hproj", OpClass::kRnn, 2.0 * nh * d(g.g() * g.hidden),
-                                  e * (nh + d(g.g() * g.hidden * g.hidden)), e * gates_per_step);
-        hproj.gemm = {g.n, g.g() * g.hidden, g.hidden, 1};
+        Operator hproj = ctx.make(step + ".hproj", OpClass::kRnn, 2.0 * nh * d(g.gate_rows),
+                                  e * (nh + dprod(g.gate_rows, g.hidden)), e * gates_per_step);
+        hproj.gemm = {g.n, g.gate_rows, g.hidden, 1};
         ctx.emit(std::move(hproj));
         // Reads both projections, the biases and the previous cell state; writes the new
         // state, and in training the gate activations saved for the backward pass.
         ctx.emit(ctx.make(step + ".cell", OpClass::kRnn, per_unit * nh,
-                          e * (2 * gates_per_step + d(g.bias_vectors * g.g() * g.hidden) +
+                          e * (2 * gates_per_step + dprod(g.bias_vectors, g.gate_rows) +
                                (state_tensors - 1) * nh),
                           e * (state_tensors * nh + (ctx.training ? gates_per_step : 0.0))));
       }
@@ -171,7 +180,7 @@ void backward(Cell cell, BackwardContext& ctx) {
   const double e = dtype_bytes(ctx.in().dtype);
   const double nh = g.units(), gates_per_step = g.gate_units(), state_tensors = g.state_tensors();
   const double per_unit = pointwise_backward_flops(g, ctx.layer);
-  const std::int64_t rows = g.rows();
+  const std::int64_t rows = g.rows;
   const bool state_grad = ctx.needs_input_grad(1) || ctx.needs_input_grad(2);
   bool first = true;
   auto emit = [&](Operator op, int grad_of_input = -1, int grad_of_weight = -1) {
@@ -195,35 +204,36 @@ void backward(Cell cell, BackwardContext& ctx) {
         // dh_{t-1} = d(gates) W_hh: not needed after the last step unless h0 needs a gradient.
         if (s + 1 < g.t || state_grad) {
           Operator dh = ctx.make(step + ".hproj_bwd", OpClass::kRnn, Phase::kBackwardData,
-                                 2.0 * nh * d(g.g() * g.hidden),
-                                 e * (gates_per_step + d(g.g() * g.hidden * g.hidden)), e * nh);
-          dh.gemm = {g.n, g.hidden, g.g() * g.hidden, 1};
+                                 2.0 * nh * d(g.gate_rows),
+                                 e * (gates_per_step + dprod(g.gate_rows, g.hidden)), e * nh);
+          dh.gemm = {g.n, g.hidden, g.gate_rows, 1};
           emit(std::move(dh));
         }
       }
     }
-    const double gemm_in = 2.0 * d(g.t * g.n) * d(rows) * d(in_width);
+    const double gemm_in = 2.0 * dprod(g.t, g.n) * d(rows) * d(in_width);
     if (l > 0 || ctx.needs_input_grad(0)) {
-      Operator dx =
-          ctx.make(fmt::format("l{}.xproj_bwd_data", l), OpClass::kRnn, Phase::kBackwardData,
-                   gemm_in, e * d(g.t * g.n * rows + rows * in_width), e * d(g.t * g.n * in_width));
-      dx.gemm = {g.t * g.n, in_width, rows, 1};
+      Operator dx = ctx.make(
+          fmt::format("l{}.xproj_bwd_data", l), OpClass::kRnn, Phase::kBackwardData, gemm_in,
+          e * (dprod(g.t, g.n, rows) + dprod(rows, in_width)), e * dprod(g.t, g.n, in_width));
+      dx.gemm = {g.steps_rows, in_width, rows, 1};
       emit(std::move(dx), l == 0 ? 0 : -1);
     }
     Operator dw_ih =
         ctx.make(fmt::format("l{}.bwd_w_ih", l), OpClass::kRnn, Phase::kBackwardWeight, gemm_in,
-                 e * d(g.t * g.n * (rows + in_width)), e * d(rows * in_width));
-    dw_ih.gemm = {rows, in_width, g.t * g.n, 1};
+                 e * dprod(g.t, g.n, d(rows) + d(in_width)), e * dprod(rows, in_width));
+    dw_ih.gemm = {rows, in_width, g.steps_rows, 1};
     emit(std::move(dw_ih), -1, weight_index(g, l, 0));
     Operator dw_hh =
         ctx.make(fmt::format("l{}.bwd_w_hh", l), OpClass::kRnn, Phase::kBackwardWeight,
-                 2.0 * d(g.t * g.n) * d(rows) * d(g.hidden),
-                 e * d(g.t * g.n * (rows + g.directions * g.hidden)), e * d(rows * g.hidden));
-    dw_hh.gemm = {rows, g.hidden, g.t * g.n, 1};
+                 2.0 * dprod(g.t, g.n) * d(rows) * d(g.hidden),
+                 e * dprod(g.t, g.n, d(rows) + d(g.out_width)), e * dprod(rows, g.hidden));
+    dw_hh.gemm = {rows, g.hidden, g.steps_rows, 1};
     emit(std::move(dw_hh), -1, weight_index(g, l, 1));
     if (g.bias_vectors > 0)
       emit(ctx.make(fmt::format("l{}.bwd_bias", l), OpClass::kReduction, Phase::kBackwardWeight,
-                    d(g.t * g.n * rows), e * d(g.t * g.n * rows), e * d(g.bias_vectors * rows)),
+                    dprod(g.t, g.n, rows), e * dprod(g.t, g.n, rows),
+                    e * dprod(g.bias_vectors, rows)),
            -1, weight_index(g, l, 2));
   }
   for (std::size_t i = 1; i < ctx.inputs.size(); ++i)

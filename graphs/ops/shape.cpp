@@ -21,7 +21,7 @@ std::vector<TensorInfo> concat_infer(const Layer& layer, const std::vector<Tenso
   const auto axis =
       static_cast<std::size_t>(normalize_axis(layer, layer.get_int("axis"), first.size()));
   Shape out = first;
-  out[axis] = 0;
+  CheckedInt joined = 0;
   for (const auto& t : in) {
     bool ok = t.shape.size() == first.size();
     for (std::size_t i = 0; ok && i < first.size(); ++i) ok = i == axis || t.shape[i] == first[i];
@@ -29,8 +29,9 @@ std::vector<TensorInfo> concat_infer(const Layer& layer, const std::vector<Tenso
       return fmt::format("inputs must match except along axis {} (got {} and {})", axis,
                          shape_str(first), shape_str(t.shape));
     });
-    out[axis] += t.shape[axis];
+    joined += t.shape[axis];
   }
+  out[axis] = checked_size(layer, "concatenated dim", joined);
   return {TensorInfo{out, in.front().dtype}};
 }
 
@@ -38,7 +39,7 @@ std::vector<TensorInfo> concat_infer(const Layer& layer, const std::vector<Tenso
 std::vector<TensorInfo> reshape_infer(const Layer& layer, const std::vector<TensorInfo>& in) {
   const Shape& s = in.front().shape;
   Shape out = layer.get_int_list("shape");
-  std::int64_t known = 1;
+  CheckedInt product = 1;
   int inferred = -1;
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i] == 0) {
@@ -53,9 +54,10 @@ std::vector<TensorInfo> reshape_infer(const Layer& layer, const std::vector<Tens
     } else {
       check(out[i] > 0, layer,
             [&] { return fmt::format("shape[{}] = {} is not a size", i, out[i]); });
-      known *= out[i];
+      product *= out[i];
     }
   }
+  const std::int64_t known = checked_size(layer, "shape", product);
   const std::int64_t n = in.front().elements();
   if (inferred >= 0) {
     check(known > 0 && n % known == 0, layer, [&] {
@@ -119,9 +121,9 @@ void register_shape_ops(LayerRegistry& r) {
               return fmt::format("start {} is outside the input's {} dims", start, s.size());
             });
             Shape out(s.begin(), s.begin() + start);
-            std::int64_t tail = 1;
+            CheckedInt tail = 1;
             for (std::size_t i = static_cast<std::size_t>(start); i < s.size(); ++i) tail *= s[i];
-            out.push_back(tail);
+            out.push_back(checked_size(layer, "flattened dim", tail));
             return std::vector<TensorInfo>{TensorInfo{out, in.front().dtype}};
           },
       .forward = view_forward,

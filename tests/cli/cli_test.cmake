@@ -74,7 +74,21 @@ expect_run(2 "tile_min: must not exceed tile_max (256)" whatif --model alexnet
            --device ${FIXTURES}/hw/device_tile_range.yaml)
 expect_run(2 "overflows 2^63" predict --graph ${FIXTURES}/graphs/hostile_sizes.yaml)
 expect_run(2 "the step would take" predict --model alexnet --batch 7036874417766)
+# A 10^9-token attention: batch x heads x seq_len^2 scores pass 2^63. The op rules count them
+# as doubles (an int64 product would be undefined behaviour, which the sanitized run of this
+# file stops on), so the error is the op's time, not a wrapped count.
+expect_run(2 "op 'encoder.0.attn.scores' (attention) would take" predict --model bert-base
+           --set seq_len=1000000000)
+# An integer a rule needs exactly, here a weight's element count, is overflow-checked.
+expect_run(2 "layer 'word_emb' (embedding): weight: 4611686018427387904 * 768 overflows 2^63"
+           predict --model bert-base --set vocab=4611686018427387904)
 expect_run(2 "has more than 2^63 elements" predict --model alexnet --batch 70368744177664)
+# Each weight fits in 2^63; the network's parameter count, their sum, does not.
+expect_run(2 "layer 'emb_b' (embedding): the network's parameter count: 4611686018427387904 + 4611686018427387904 overflows 2^63"
+           predict --graph ${FIXTURES}/graphs/parameter_sum_overflow.yaml)
+# A stack depth is refused before its weights are listed (10^12 of them would exhaust memory).
+expect_run(2 "layer 'enc' (lstm): num_layers 1000000000000: each stacked layer lowers to ops of its own"
+           predict --model seq2seq-pt --set layers=1000000000000)
 expect_run(2 "the limit; --max-ops N raises it" predict --model resnet50 --max-ops 100)
 expect_run(2 "unknown command 'predic'; did you mean 'predict'" predic --model alexnet)
 expect_run(2 "column op_class: unknown class 'gemmm'; did you mean 'gemm'" calibrate measurements
@@ -86,3 +100,14 @@ expect_run(2 "nothing was fitted" calibrate measurements ${FIXTURES}/calibrate/n
 # parameter whose grad is None), with and without gradient accumulation.
 expect_run(0 "step time" predict --graph ${FIXTURES}/graphs/dead_branch.yaml)
 expect_run(0 "step time" predict --graph ${FIXTURES}/graphs/dead_branch.yaml --accumulate 2)
+# Data-parallel training (docs/architecture.md "Data-parallel training").
+expect_run(0 "batch 64 per GPU x 4 GPUs" breakdown --model resnet50 --system dgx1-p100 --gpus 4)
+expect_run(0 "communication (4 GPUs: gpu0, gpu1, gpu2, gpu3)" predict --model resnet50
+           --system minsky --gpus 4)
+expect_run(0 "gpus,batch,step_time_s,samples_per_s,speedup,scaling_efficiency" sweep
+           --model autoenc --system dgx1-p100 --vary gpus=1,2)
+expect_run(0 "\"exposed_s\"" predict --model autoenc --system dgx1-cluster --gpus 16 --format json)
+expect_run(2 "has 4 devices of its default device's model" predict --model resnet50
+           --system minsky --gpus 5)
+expect_run(2 "--global-batch 100: not a multiple of --gpus 8" predict --model resnet50
+           --system dgx1-p100 --global-batch 100 --gpus 8)

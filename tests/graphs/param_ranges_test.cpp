@@ -118,11 +118,32 @@ TEST_CASE("sizes that overflow a count are errors, not wrapped numbers", "[graph
   const Network alexnet = load_network(network_with("- {name: r, kind: relu}"));
   CHECK_THROWS_WITH(lower(bind_sizes(alexnet, {{"batch", std::int64_t{1} << 53}}), {}),
                     Contains("has more than 2^63 elements"));
-  // The attention scores of a 10^9-token sequence: seq_len^2 x heads x batch overflows 2^63
-  // in the FLOP count, which check_numbers reports with the op.
+  // An integer a rule needs exactly (here a weight's element count) is overflow-checked and
+  // located at the layer: 2^62 rows of 4 are 2^64 elements.
+  CHECK_THAT(error_of("- {name: e, kind: embedding, input: y, num_embeddings: 4611686018427387904, "
+                      "embedding_dim: 4}"),
+             Contains("layer 'e' (embedding): weight: 4611686018427387904 * 4 overflows 2^63"));
+}
+
+TEST_CASE("FLOP and byte counts past 2^63 are exact doubles, not wrapped products",
+          "[graphs][ranges]") {
+  // The attention scores of a 10^9-token sequence: batch x heads x seq_len^2 =
+  // 32 x 12 x 10^18 passes 2^63 (9.2 x 10^18); as doubles the count is exact (10^18 =
+  // 2^18 x 5^18, 5^18 < 2^53). Per layer S = Q K^T costs 2 x that x d (d = 768 / 12 = 64).
   const Network bert = load_zoo_network("bert-base");
-  CHECK_THROWS_WITH(lower(bind_sizes(bert, {{"seq_len", 1000000000}}), {}),
-                    Contains("op '") && Contains("overflowed"));
+  const LoweredNetwork net =
+      lower(bind_sizes(bert, {{"seq_len", 1000000000}}), {.mode = Mode::kInfer});
+  const double scores = 32.0 * 12 * 1e9 * 1e9;
+  int seen = 0;
+  for (OpId id = 0; id < net.graph.size(); ++id) {
+    const Operator& op = net.graph.op(id);
+    if (!op.name.ends_with(".scores")) continue;
+    ++seen;
+    CHECK(op.flops == 2.0 * scores * 64);
+    CHECK(op.bytes_written == 4.0 * scores);  // fp32 scores
+    CHECK(op.gemm == GemmDims{1000000000, 1000000000, 64, 32 * 12});
+  }
+  CHECK(seen == 12);
 }
 
 TEST_CASE("a repeat past the op limit is an error before it expands", "[graphs][ranges]") {

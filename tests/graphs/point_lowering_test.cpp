@@ -62,6 +62,13 @@ void require_same(const LoweredNetwork& got, const LoweredNetwork& want) {
     CHECK(got.weights[w].elements == want.weights[w].elements);
   }
   CHECK(got.parameters == want.parameters);
+  CHECK(got.replicas == want.replicas);
+  REQUIRE(got.buckets.size() == want.buckets.size());
+  for (std::size_t b = 0; b < want.buckets.size(); ++b) {
+    CHECK(got.buckets[b].weights == want.buckets[b].weights);
+    CHECK(got.buckets[b].bytes == want.buckets[b].bytes);
+    CHECK(got.buckets[b].op == want.buckets[b].op);
+  }
   CHECK(got.input_bytes == want.input_bytes);
   CHECK(got.micro_batch_end == want.micro_batch_end);
   CHECK(got.memory.weights_bytes == want.memory.weights_bytes);
@@ -125,7 +132,8 @@ TEST_CASE("PointLowering: mixed precision, accumulation and a fused optimizer re
   options.precision = GENERATE(Precision::kFp16, Precision::kBf16);
   options.accumulation_steps = 2;
   options.fused_optimizer = GENERATE(false, true);
-  INFO(name);
+  options.data_parallel.replicas = GENERATE(1, 4);
+  INFO(name << ", " << options.data_parallel.replicas << " replicas");
   PointLowering points(net, options);
   for (std::int64_t batch : {4, 5, 16}) {
     const Bindings point{{"batch", batch}};

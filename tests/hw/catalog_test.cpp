@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
+#include <tuple>
 
 #include "hw/system_loader.h"
 
@@ -51,6 +53,7 @@ TEST_CASE("minsky: 2 POWER8 sockets, 4 P100, NVLink to the socket and the siblin
   REQUIRE(s.link_between("cpu0", "gpu0") != nullptr);
   REQUIRE(s.link_between("gpu0", "gpu1") != nullptr);
   CHECK(s.link_between("gpu0", "gpu2") == nullptr);  // different sockets: no direct NVLink
+  CHECK(s.link_between("cpu0", "cpu1") != nullptr);  // the sockets' SMP X-bus
   // measured_microbenchmarks.csv: bandwidthTest 29526.9 "MB/s" = 30.24 GB/s decimal.
   CHECK(s.link_between("cpu0", "gpu0")->h2d_pinned == Approx(30.24e9));
   CHECK(s.host_of("gpu2")->name == "cpu1");
@@ -61,4 +64,45 @@ TEST_CASE("uncalibrated values are reported", "[hw][catalog]") {
   const auto parts = s.uncalibrated_parts();
   CHECK(!parts.empty());
   CHECK(std::find(parts.begin(), parts.end(), "runtime tensorflow-1.x") != parts.end());
+}
+
+TEST_CASE("dgx1-p100: the NVLink hybrid cube-mesh, 4 bricks per GPU, sockets on QPI",
+          "[hw][catalog]") {
+  const hw::SystemSpec s = hw::load_system("dgx1-p100");
+  int nvlink = 0;
+  std::map<std::string, int> bricks;  // per GPU
+  for (const auto& l : s.links)
+    if (l.model == "NVLink 1.0 x1") {
+      ++nvlink;
+      ++bricks[l.from];
+      ++bricks[l.to];
+    }
+  CHECK(nvlink == 16);  // white paper: two fully connected quads and 4 links between them
+  for (const auto& [gpu, n] : bricks) {
+    INFO(gpu);
+    CHECK(n == 4);  // specs.yaml tesla_p100_sxm2.nvlink_links
+  }
+  CHECK(s.link_between("gpu0", "gpu5") == nullptr);
+  REQUIRE(s.link_between("cpu0", "cpu1") != nullptr);
+  CHECK(s.host_of("gpu5")->name == "cpu1");  // the host links are unchanged
+}
+
+TEST_CASE("clusters: 8 nodes of a catalog system over EDR InfiniBand", "[hw][catalog]") {
+  for (const auto& [cluster, node, nics] :
+       {std::tuple{"minsky-cluster", "minsky", 2}, std::tuple{"dgx1-cluster", "dgx1-p100", 4}}) {
+    INFO(cluster);
+    const hw::SystemSpec c = hw::load_system(cluster);
+    const hw::SystemSpec n = hw::load_system(node);
+    CHECK(c.nodes == 8);
+    REQUIRE(c.network.has_value());
+    CHECK(c.network->link.bandwidth_bytes_per_s == Approx(12.5e9));  // ib-edr.yaml: 100 Gbit/s
+    CHECK(static_cast<int>(c.network->attach.size()) == nics);
+    // A node is the catalog system: the same devices and links.
+    REQUIRE(c.devices.size() == n.devices.size());
+    for (std::size_t i = 0; i < c.devices.size(); ++i)
+      CHECK(c.devices[i].model == n.devices[i].model);
+    CHECK(c.links.size() == n.links.size());
+    CHECK(n.nodes == 1);
+    CHECK(!n.network.has_value());
+  }
 }

@@ -141,7 +141,7 @@ TEST_CASE("runtime schema: each mistake is located, names its key and lists the 
   CHECK(count == 6);
   const std::string classes =
       "valid: gemm, conv, rnn, attention, elementwise, normalization, reduction, softmax, "
-      "embedding, pooling, data_movement, transfer, host";
+      "embedding, pooling, data_movement, transfer, host, communication";
   // An op family that is not an op class: no close name ('conv' is 7 edits away), the classes
   // listed, `optimizer` not among them (the optimizer has its own block).
   CHECK_THAT(message, Contains(file + ":12:5: runtime.ops.convolution: unknown key; " + classes +

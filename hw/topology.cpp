@@ -1,0 +1,316 @@
+#include "hw/topology.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/connected_components.hpp>
+#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/graph/filtered_graph.hpp>
+#include <boost/property_map/function_property_map.hpp>
+#include <climits>
+#include <functional>
+#include <limits>
+
+#include "hw/units.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::hw {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr const char* kFabric = "fabric";
+
+// Lexicographic path length: hops, then latency.
+using HopsLatency = std::pair<int, double>;
+
+// Records the edge that last improved each vertex (the edge, not the neighbour: two NICs of one
+// device are parallel edges).
+template <class Edge>
+struct RecordEdge : public boost::base_visitor<RecordEdge<Edge>> {
+  using event_filter = boost::on_edge_relaxed;
+  std::vector<Edge>* via;
+  std::vector<bool>* reached;
+  template <class Graph>
+  void operator()(const Edge& e, const Graph& graph) {
+    const std::size_t t = boost::target(e, graph);
+    (*via)[t] = e;
+    (*reached)[t] = true;
+  }
+};
+
+}  // namespace
+
+std::string Path::str() const { return join(vertices, ">"); }
+
+Topology::Topology(const SystemSpec& system)
+    : system_name_(system.name), system_file_(system.file), nodes_(system.nodes) {
+  std::map<std::string, std::size_t> local;
+  for (const DeviceSpec& d : system.devices) {
+    local.emplace(d.name, local_names_.size());
+    local_names_.push_back(d.name);
+  }
+  local_devices_ = local_names_.size();
+  const bool multi = nodes_ > 1;
+  if (multi && !system.network)
+    throw UserError(fmt::format("{}: system '{}' has nodes: {} and no network joining them",
+                                system_file_, system_name_, nodes_));
+  const std::size_t fabric = local_names_.size();
+  if (multi) local_names_.push_back(kFabric);
+
+  auto local_index = [&](const std::string& device, const std::string& what) {
+    const auto it = local.find(device);
+    if (it == local.end()) {
+      std::vector<std::string> names(local_names_.begin(),
+                                     local_names_.begin() + static_cast<long>(local_devices_));
+      throw UserError(fmt::format("{}: {} names no device of system '{}' ('{}'); {}", system_file_,
+                                  what, system_name_, excerpt(device), suggestion(device, names)));
+    }
+    return it->second;
+  };
+  // The links of one node, then its NIC links.
+  struct Local {
+    std::string name;
+    const LinkSpec* spec;
+  };
+  std::vector<Local> specs;
+  for (const LinkSpec& l : system.links) {
+    local_links_.push_back(
+        {local_index(l.from, "link " + l.name), local_index(l.to, "link " + l.name)});
+    specs.push_back({l.name, &l});
+  }
+  if (multi)
+    for (std::size_t j = 0; j < system.network->attach.size(); ++j) {
+      local_links_.push_back({local_index(system.network->attach[j], "network.attach"), fabric});
+      specs.push_back({fmt::format("nic{}", j), &system.network->link});
+    }
+
+  graph_ = NodeGraph(local_names_.size());
+  for (std::size_t j = 0; j < local_links_.size(); ++j) {
+    boost::add_edge(local_links_[j].from, local_links_[j].to, LocalEdge{j}, graph_);
+    local_bandwidth_.push_back(specs[j].spec->p2p_bandwidth());
+    local_latency_.push_back(specs[j].spec->latency_s);
+  }
+  component_.assign(local_names_.size(), 0);
+  boost::connected_components(graph_, component_.data());
+
+  // The named vertices and links of every node.
+  for (int k = 0; k < nodes_; ++k)
+    for (std::size_t i = 0; i < local_devices_; ++i) {
+      const DeviceSpec& d = system.devices[i];
+      vertices_.push_back({vertex_name(k, d.name), VertexKind::kDevice, k, d.name, d.model});
+    }
+  if (multi) vertices_.push_back({kFabric, VertexKind::kSwitch, -1, "", "fabric switch"});
+  for (std::size_t v = 0; v < vertices_.size(); ++v) index_.emplace(vertices_[v].name, v);
+  for (int k = 0; k < nodes_; ++k)
+    for (std::size_t j = 0; j < local_links_.size(); ++j) {
+      const LinkSpec& l = *specs[j].spec;
+      auto name_of = [&](std::size_t v) {
+        return v == fabric && multi ? std::string(kFabric) : vertex_name(k, local_names_[v]);
+      };
+      links_.push_back({multi ? fmt::format("n{}.{}", k, specs[j].name) : specs[j].name,
+                        name_of(local_links_[j].from), name_of(local_links_[j].to), l.model,
+                        l.p2p_bandwidth(), l.bandwidth_bytes_per_s, l.latency_s,
+                        l.p2p_bytes_per_s.has_value()});
+    }
+}
+
+std::string vertex_name(int nodes, int node, const std::string& device) {
+  return nodes > 1 ? fmt::format("n{}.{}", node, device) : device;
+}
+
+std::string Topology::vertex_name(int node, const std::string& device) const {
+  return hw::vertex_name(nodes_, node, device);
+}
+
+std::size_t Topology::index_of(const std::string& name) const {
+  const auto it = index_.find(name);
+  if (it == index_.end()) vertex(name);  // throws
+  return it->second;
+}
+
+const TopologyVertex& Topology::vertex(const std::string& name) const {
+  const auto it = index_.find(name);
+  if (it != index_.end()) return vertices_[it->second];
+  std::vector<std::string> names;
+  for (const TopologyVertex& v : vertices_)
+    if (names.size() < 64) names.push_back(v.name);
+  throw UserError(fmt::format("{}: system '{}' has no device '{}'{}; {}", system_file_,
+                              system_name_, excerpt(name),
+                              nodes_ > 1 ? " (a multi-node system names node k's devices "
+                                           "n<k>.<device>)"
+                                         : "",
+                              suggestion(name, names)));
+}
+
+std::pair<int, std::size_t> Topology::locate(std::size_t v) const {
+  if (v >= static_cast<std::size_t>(nodes_) * local_devices_) return {-1, local_devices_};
+  return {static_cast<int>(v / local_devices_), v % local_devices_};
+}
+
+bool Topology::connected(const std::string& a, const std::string& b) const {
+  const auto [na, la] = locate(index_of(a));
+  const auto [nb, lb] = locate(index_of(b));
+  if (na == nb || na < 0 || nb < 0) return component_[la] == component_[lb];
+  const int fabric = component_[local_devices_];
+  return component_[la] == fabric && component_[lb] == fabric;
+}
+
+void Topology::throw_unconnected(const std::string& a, const std::string& b) const {
+  throw UserError(fmt::format(
+      "{}: system '{}': no chain of links joins {} and {} (add a link to the system's `links`)",
+      system_file_, system_name_, a, b));
+}
+
+// The largest bandwidth t such that links of at least t join the two vertices (0: none do).
+double Topology::widest(std::size_t from, std::size_t to) const {
+  if (from == to) return kInf;
+  std::vector<double> widths = local_bandwidth_;
+  std::sort(widths.begin(), widths.end(), std::greater<>());
+  widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
+  for (const double t : widths) {
+    auto wide = [&](const NodeGraph::edge_descriptor& e) {
+      return local_bandwidth_[graph_[e].link] >= t;
+    };
+    const boost::filtered_graph<NodeGraph, std::function<bool(NodeGraph::edge_descriptor)>> g(
+        graph_, std::function<bool(NodeGraph::edge_descriptor)>(wide));
+    std::vector<boost::default_color_type> color(boost::num_vertices(graph_));
+    boost::breadth_first_search(g, from,
+                                boost::color_map(boost::make_iterator_property_map(
+                                    color.begin(), boost::get(boost::vertex_index, graph_))));
+    if (color[to] != boost::white_color) return t;
+  }
+  return 0;
+}
+
+// The fewest-hops, then least-latency path over links of at least `min_bandwidth`.
+Topology::LocalPath Topology::shortest_within(std::size_t from, std::size_t to,
+                                              double min_bandwidth) const {
+  using Edge = NodeGraph::edge_descriptor;
+  auto wide = [&](const Edge& e) { return local_bandwidth_[graph_[e].link] >= min_bandwidth; };
+  const boost::filtered_graph<NodeGraph, std::function<bool(Edge)>> g(
+      graph_, std::function<bool(Edge)>(wide));
+  const std::size_t n = boost::num_vertices(graph_);
+  std::vector<HopsLatency> distance(n);
+  std::vector<Edge> via(n);
+  std::vector<bool> reached(n, false);
+  auto weight = boost::make_function_property_map<Edge, HopsLatency>([&](const Edge& e) {
+    return HopsLatency{1, local_latency_[graph_[e].link]};
+  });
+  auto index = boost::get(boost::vertex_index, graph_);
+  boost::dijkstra_shortest_paths(
+      g, from,
+      boost::weight_map(weight)
+          .distance_map(boost::make_iterator_property_map(distance.begin(), index))
+          .distance_compare(std::less<HopsLatency>())
+          .distance_combine([](const HopsLatency& a, const HopsLatency& b) {
+            return HopsLatency{a.first + b.first, a.second + b.second};
+          })
+          .distance_inf(HopsLatency{INT_MAX, kInf})
+          .distance_zero(HopsLatency{0, 0.0})
+          .visitor(boost::make_dijkstra_visitor(RecordEdge<Edge>{{}, &via, &reached})));
+  if (from != to && !reached[to]) throw InternalError("topology: no path above the widest width");
+  LocalPath p;
+  p.bandwidth = kInf;
+  for (std::size_t v = to; v != from;) {
+    const Edge e = via[v];
+    const std::size_t link = graph_[e].link;
+    const std::size_t u =
+        boost::source(e, graph_) == v ? boost::target(e, graph_) : boost::source(e, graph_);
+    p.vertices.push_back(v);
+    p.hops.emplace_back(link, local_links_[link].from == u);
+    p.bandwidth = std::min(p.bandwidth, local_bandwidth_[link]);
+    p.latency += local_latency_[link];
+    v = u;
+  }
+  p.vertices.push_back(from);
+  std::reverse(p.vertices.begin(), p.vertices.end());
+  std::reverse(p.hops.begin(), p.hops.end());
+  p.split = p.hops.size();
+  return p;
+}
+
+const Topology::LocalPath& Topology::local_path(std::size_t from, std::size_t to,
+                                                bool across) const {
+  const std::lock_guard<std::mutex> lock(cache_->mutex);
+  const auto key = std::make_tuple(from, to, across);
+  if (const auto it = cache_->paths.find(key); it != cache_->paths.end()) return it->second;
+  LocalPath p;
+  if (!across) {
+    p = shortest_within(from, to, widest(from, to));
+  } else {
+    // Into the fabric in the first node's copy, out of it in the second's; the widest such
+    // path is the narrower half's width, and each half is the shortest at that width.
+    const std::size_t fabric = local_devices_;
+    const double width = std::min(widest(from, fabric), widest(fabric, to));
+    p = shortest_within(from, fabric, width);
+    const LocalPath second = shortest_within(fabric, to, width);
+    p.split = p.hops.size();
+    p.vertices.insert(p.vertices.end(), second.vertices.begin() + 1, second.vertices.end());
+    p.hops.insert(p.hops.end(), second.hops.begin(), second.hops.end());
+    p.bandwidth = std::min(p.bandwidth, second.bandwidth);
+    p.latency += second.latency;
+  }
+  return cache_->paths.emplace(key, std::move(p)).first->second;
+}
+
+Path Topology::path(const std::string& from, const std::string& to) const {
+  if (!connected(from, to)) throw_unconnected(from, to);
+  auto [na, la] = locate(index_of(from));
+  auto [nb, lb] = locate(index_of(to));
+  // The fabric belongs to whichever node the path meets it from.
+  if (na < 0) na = nb;
+  if (nb < 0) nb = na;
+  if (na < 0) na = nb = 0;
+  const LocalPath& lp = local_path(la, lb, na != nb);
+  const std::size_t per_node = local_links_.size();
+  Path p;
+  p.bandwidth_bytes_per_s = from == to ? kInf : lp.bandwidth;
+  p.latency_s = lp.latency;
+  for (std::size_t i = 0; i < lp.vertices.size(); ++i) {
+    const int node = i <= lp.split ? na : nb;
+    const std::size_t v = lp.vertices[i];
+    p.vertices.push_back(v == local_devices_ ? std::string(kFabric)
+                                             : vertex_name(node, local_names_[v]));
+  }
+  for (std::size_t i = 0; i < lp.hops.size(); ++i) {
+    const int node = i < lp.split ? na : nb;
+    const std::size_t link = static_cast<std::size_t>(node) * per_node + lp.hops[i].first;
+    p.hops.push_back({link, links_[link].name, lp.hops[i].second});
+  }
+  return p;
+}
+
+std::string Topology::p2p_assumption(std::size_t link) const {
+  const TopologyLink& l = links_.at(link);
+  if (l.p2p_measured) return {};
+  return fmt::format(
+      "{} links: p2p not measured; transfers between devices use the nominal {} "
+      "per direction",
+      l.model, format_quantity(l.nominal_bytes_per_s, Dimension::kBandwidth));
+}
+
+std::vector<std::string> data_parallel_devices(const SystemSpec& system, int gpus) {
+  const std::string& model = system.device(system.default_device).model;
+  std::vector<std::string> per_node;
+  for (const DeviceSpec& d : system.devices)
+    if (d.model == model) per_node.push_back(d.name);
+  const long total = static_cast<long>(per_node.size()) * system.nodes;
+  if (gpus < 1 || gpus > total)
+    throw UserError(fmt::format(
+        "{}: system '{}' has {} devices of its default device's model ({}: {} per node x {} "
+        "node{}; `nodes: N` in the system file multiplies them); asked for {}",
+        system.file, system.name, total, model, per_node.size(), system.nodes,
+        system.nodes == 1 ? "" : "s", gpus));
+  std::vector<std::string> out;
+  for (int k = 0; static_cast<int>(out.size()) < gpus; ++k)
+    for (const std::string& d : per_node) {
+      if (static_cast<int>(out.size()) == gpus) break;
+      out.push_back(vertex_name(system.nodes, k, d));
+    }
+  return out;
+}
+
+}  // namespace amdahl::hw

@@ -1,0 +1,430 @@
+#include "model/collective.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+#include <utility>
+
+#include "hw/units.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::model {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Orders of up to this many devices of one node are searched exhaustively ((n-1)! orders:
+// 5040 for 8, a DGX-1 or a Minsky node).
+constexpr std::size_t kExhaustiveDevices = 8;
+// A route lists at most this many ring devices.
+constexpr std::size_t kRouteDevices = 16;
+
+std::string bandwidth_text(double b) { return hw::format_quantity(b, hw::Dimension::kBandwidth); }
+std::string time_text(double t) { return hw::format_quantity(t, hw::Dimension::kTime); }
+
+// What a set of transfers that run at the same time achieve.
+struct FlowStats {
+  double rate = kInf;  // the slowest transfer's bandwidth
+  double latency = 0;  // the largest path latency
+  std::size_t crossings = 0;
+  std::size_t slowest = 0;  // that transfer (index into the flows)
+  std::size_t link = 0;     // the link that bounds it
+  int share = 1;            // transfers crossing that link in that direction
+};
+
+// Whether `a` is the better ring: wider, then lower latency, then fewer link crossings.
+bool better(const FlowStats& a, const FlowStats& b) {
+  if (a.rate != b.rate) return a.rate > b.rate;
+  if (a.latency != b.latency) return a.latency < b.latency;
+  return a.crossings < b.crossings;
+}
+
+// Shares each link direction among the transfers that cross it (counts kept between calls so
+// an exhaustive search allocates nothing).
+class LinkShare {
+ public:
+  explicit LinkShare(const hw::Topology& t) : topology_(t), count_(2 * t.links().size(), 0) {}
+
+  FlowStats evaluate(const std::vector<const hw::Path*>& flows) {
+    FlowStats s;
+    for (const hw::Path* f : flows)
+      for (const hw::PathHop& h : f->hops) {
+        int& c = count_[key(h)];
+        if (c++ == 0) touched_.push_back(key(h));
+      }
+    const auto& links = topology_.links();
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      const hw::Path& f = *flows[i];
+      s.latency = std::max(s.latency, f.latency_s);
+      s.crossings += f.hops.size();
+      for (const hw::PathHop& h : f.hops) {
+        const int n = count_[key(h)];
+        const double rate = links[h.link].bandwidth_bytes_per_s / n;
+        if (rate < s.rate) s = FlowStats{rate, s.latency, s.crossings, i, h.link, n};
+      }
+    }
+    for (const std::size_t k : touched_) count_[k] = 0;
+    touched_.clear();
+    return s;
+  }
+
+ private:
+  static std::size_t key(const hw::PathHop& h) { return 2 * h.link + (h.forward ? 0 : 1); }
+  const hw::Topology& topology_;
+  std::vector<int> count_;
+  std::vector<std::size_t> touched_;
+};
+
+// Paths between devices, each computed once.
+class PathCache {
+ public:
+  explicit PathCache(const hw::Topology& t) : topology_(t) {}
+  const hw::Path& get(const std::string& from, const std::string& to) {
+    auto it = paths_.find({from, to});
+    if (it == paths_.end())
+      it = paths_.emplace(std::make_pair(from, to), topology_.path(from, to)).first;
+    return it->second;
+  }
+
+ private:
+  const hw::Topology& topology_;
+  std::map<std::pair<std::string, std::string>, hw::Path> paths_;
+};
+
+FlowStats ring_stats(const std::vector<std::string>& ring, PathCache& paths, LinkShare& share) {
+  std::vector<const hw::Path*> hops;
+  if (ring.size() < 2) return {};
+  for (std::size_t i = 0; i < ring.size(); ++i)
+    hops.push_back(&paths.get(ring[i], ring[(i + 1) % ring.size()]));
+  return share.evaluate(hops);
+}
+
+// The best ring order of one node's devices, as indices into `names`.
+std::vector<std::size_t> best_node_ring(const std::vector<std::string>& names, PathCache& paths,
+                                        LinkShare& share) {
+  const std::size_t n = names.size();
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  if (n <= 2) return order;
+  std::vector<std::vector<const hw::Path*>> path(n, std::vector<const hw::Path*>(n, nullptr));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (i != j) path[i][j] = &paths.get(names[i], names[j]);
+  if (n <= kExhaustiveDevices) {
+    std::vector<std::size_t> best = order;
+    FlowStats best_stats;
+    bool first = true;
+    std::vector<const hw::Path*> hops(n);
+    do {
+      for (std::size_t i = 0; i < n; ++i) hops[i] = path[order[i]][order[(i + 1) % n]];
+      const FlowStats s = share.evaluate(hops);
+      if (first || better(s, best_stats)) {
+        best = order;
+        best_stats = s;
+        first = false;
+      }
+    } while (std::next_permutation(order.begin() + 1, order.end()));
+    return best;
+  }
+  // Nearest next: the widest path from the last device placed, then the fewest hops, then the
+  // least latency, then file order.
+  std::vector<std::size_t> ring{0};
+  std::vector<bool> placed(n, false);
+  placed[0] = true;
+  while (ring.size() < n) {
+    const std::size_t from = ring.back();
+    std::size_t next = n;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (placed[j]) continue;
+      if (next == n) {
+        next = j;
+        continue;
+      }
+      const hw::Path& a = *path[from][j];
+      const hw::Path& b = *path[from][next];
+      if (a.bandwidth_bytes_per_s != b.bandwidth_bytes_per_s
+              ? a.bandwidth_bytes_per_s > b.bandwidth_bytes_per_s
+              : (a.hops.size() != b.hops.size() ? a.hops.size() < b.hops.size()
+                                                : a.latency_s < b.latency_s))
+        next = j;
+    }
+    placed[next] = true;
+    ring.push_back(next);
+  }
+  return ring;
+}
+
+// NCCL's binary tree over ranks 0..n-1 (rank 0 the root, with one child): the parent of r.
+int btree_parent(int r, int n) {
+  if (r == 0) return -1;
+  const int bit = r & -r;
+  const int up = (r ^ bit) | (bit << 1);
+  return up < n ? up : r ^ bit;
+}
+
+int depth_of(const std::vector<int>& parent) {
+  int depth = 0;
+  for (std::size_t i = 0; i < parent.size(); ++i) {
+    int d = 0;
+    for (int v = static_cast<int>(i); parent[static_cast<std::size_t>(v)] >= 0;
+         v = parent[static_cast<std::size_t>(v)])
+      ++d;
+    depth = std::max(depth, d);
+  }
+  return depth;
+}
+
+std::string describe_bottleneck(const FlowStats& s, const hw::Path& p, const hw::Topology& t) {
+  const hw::TopologyLink& l = t.links()[s.link];
+  std::string text = fmt::format("{} at {} (link {}, {}", bandwidth_text(s.rate), p.str(), l.name,
+                                 bandwidth_text(l.bandwidth_bytes_per_s));
+  if (s.share > 1) text += fmt::format(" shared by {} transfers", s.share);
+  return text + ")";
+}
+
+}  // namespace
+
+std::string_view collective_name(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce:
+      return "all-reduce";
+    case Collective::kReduceScatter:
+      return "reduce-scatter";
+    case Collective::kAllGather:
+      return "all-gather";
+    case Collective::kBroadcast:
+      return "broadcast";
+  }
+  return "?";
+}
+
+std::string_view algorithm_name(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::kRing:
+      return "ring";
+    case CollectiveAlgorithm::kTree:
+      return "tree";
+  }
+  return "?";
+}
+
+CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::string> given,
+                                 const hw::CollectiveSpec& spec)
+    : devices_(std::move(given)), choice_(spec.algorithm) {
+  const std::vector<std::string>& devices = devices_;
+  const std::string where =
+      fmt::format("{}: system '{}'", topology.system_file(), topology.system_name());
+  if (devices.empty()) throw UserError(where + ": a collective needs at least one device");
+  std::set<std::string> seen;
+  for (const std::string& d : devices) {
+    const hw::TopologyVertex& v = topology.vertex(d);
+    if (v.kind != hw::VertexKind::kDevice)
+      throw UserError(
+          fmt::format("{}: '{}' is the network's switch, not a device of a collective", where, d));
+    if (!seen.insert(d).second)
+      throw UserError(fmt::format("{}: device {} is twice in a collective's devices", where, d));
+    const hw::TopologyVertex& first = topology.vertex(devices.front());
+    if (v.model != first.model)
+      throw UserError(
+          fmt::format("{}: a collective's devices are of one model: {} is a {}, {} a {}", where,
+                      devices.front(), first.model, d, v.model));
+  }
+  std::vector<std::string> unreachable;
+  for (const std::string& d : devices)
+    if (!topology.connected(devices.front(), d)) unreachable.push_back(d);
+  if (!unreachable.empty())
+    throw UserError(fmt::format(
+        "{}: no chain of links joins {} to {} (a collective needs every device reachable; add a "
+        "link to the system's `links`)",
+        where, devices.front(), join(unreachable)));
+
+  PathCache paths(topology);
+  LinkShare share(topology);
+
+  // Nodes in the order of `devices`, each node's devices in theirs.
+  std::vector<int> node_order;
+  std::map<int, std::vector<std::string>> by_node;
+  for (const std::string& d : devices) {
+    const int node = topology.vertex(d).node;
+    if (!by_node.count(node)) node_order.push_back(node);
+    by_node[node].push_back(d);
+  }
+  // Each node's best ring, as indices into its devices (nodes with the same devices share it).
+  std::map<std::vector<std::string>, std::vector<std::size_t>> node_rings;
+  std::vector<std::vector<std::string>> groups;
+  for (const int node : node_order) {
+    const std::vector<std::string>& names = by_node[node];
+    std::vector<std::string> local;
+    for (const std::string& d : names) local.push_back(topology.vertex(d).device);
+    auto it = node_rings.find(local);
+    if (it == node_rings.end())
+      it = node_rings.emplace(local, best_node_ring(names, paths, share)).first;
+    std::vector<std::string> ring;
+    for (const std::size_t i : it->second) ring.push_back(names[i]);
+    groups.push_back(std::move(ring));
+  }
+
+  // One node: its ring. Several: each node's ring cut at the same place and in the same
+  // direction, entered at its first device and left at its last.
+  FlowStats ring_s;
+  if (groups.size() == 1) {
+    ring_ = groups.front();
+    ring_s = ring_stats(ring_, paths, share);
+  } else {
+    std::size_t widest_node = 0;
+    for (const auto& g : groups) widest_node = std::max(widest_node, g.size());
+    bool first = true;
+    for (std::size_t cut = 0; cut < widest_node; ++cut)
+      for (const bool reverse : {false, true}) {
+        std::vector<std::string> ring;
+        for (const auto& g : groups)
+          for (std::size_t i = 0; i < g.size(); ++i) {
+            const std::size_t at = reverse ? (cut + g.size() - i) % g.size() : (cut + i) % g.size();
+            ring.push_back(g[at]);
+          }
+        const FlowStats s = ring_stats(ring, paths, share);
+        if (first || better(s, ring_s)) {
+          ring_ = std::move(ring);
+          ring_s = s;
+          first = false;
+        }
+      }
+  }
+  const std::size_t p = ring_.size();
+  ring_bandwidth_ = p < 2 ? kInf : ring_s.rate;
+  ring_step_ = spec.step_latency_s + ring_s.latency;
+
+  // NCCL's binary tree (tree 0 of its double binary tree) over the ranks: the devices in ring
+  // order, or the nodes with each node's devices chained below its first.
+  std::vector<std::size_t> offset;  // each node's first position in the ring
+  for (std::size_t g = 0, at = 0; g < groups.size(); at += groups[g].size(), ++g)
+    offset.push_back(at);
+  std::vector<int> parent(p, -1);
+  if (groups.size() == 1) {
+    for (std::size_t i = 0; i < p; ++i)
+      parent[i] = btree_parent(static_cast<int>(i), static_cast<int>(p));
+  } else {
+    const int n = static_cast<int>(groups.size());
+    for (int g = 0; g < n; ++g) {
+      const std::size_t head = offset[static_cast<std::size_t>(g)];
+      for (std::size_t i = 1; i < groups[static_cast<std::size_t>(g)].size(); ++i)
+        parent[head + i] = static_cast<int>(head + i - 1);
+      const int up = btree_parent(g, n);
+      parent[head] = up < 0 ? -1 : static_cast<int>(offset[static_cast<std::size_t>(up)]);
+    }
+  }
+  std::vector<const hw::Path*> up, down;
+  for (std::size_t i = 0; i < p; ++i) {
+    const int q = parent[i];
+    if (q < 0) continue;
+    up.push_back(&paths.get(ring_[i], ring_[static_cast<std::size_t>(q)]));
+    down.push_back(&paths.get(ring_[static_cast<std::size_t>(q)], ring_[i]));
+  }
+  const FlowStats up_s = share.evaluate(up);
+  const FlowStats down_s = share.evaluate(down);
+  tree_bandwidth_ = p < 2 ? kInf : std::min(up_s.rate, down_s.rate);
+  tree_step_ = spec.step_latency_s + std::max(up_s.latency, down_s.latency);
+  tree_depth_ = depth_of(parent);
+
+  // The route a user reads.
+  if (p < 2) {
+    ring_route_ = fmt::format("one device ({}): no transfers", ring_.front());
+  } else {
+    std::vector<std::string> shown(ring_.begin(),
+                                   ring_.begin() + static_cast<long>(std::min(p, kRouteDevices)));
+    std::string order = join(shown, ">");
+    order += p > kRouteDevices ? fmt::format(">... ({} devices over {} nodes)", p, groups.size())
+                               : ">" + ring_.front();
+    const hw::Path& slow = paths.get(ring_[ring_s.slowest], ring_[(ring_s.slowest + 1) % p]);
+    ring_route_ = fmt::format("ring {}, bottleneck {}, step {}", order,
+                              describe_bottleneck(ring_s, slow, topology), time_text(ring_step_));
+    const bool up_bound = up_s.rate <= down_s.rate;
+    const FlowStats& tree_s = up_bound ? up_s : down_s;
+    const hw::Path& tree_slow = *(up_bound ? up : down)[tree_s.slowest];
+    tree_route_ =
+        fmt::format("tree depth {}, bottleneck {}, step {}", tree_depth_,
+                    describe_bottleneck(tree_s, tree_slow, topology), time_text(tree_step_));
+  }
+
+  assumptions_ = spec.assumptions;
+  std::set<std::string> noted;
+  for (const auto* flows : {&up, &down})
+    for (const hw::Path* f : *flows)
+      for (const hw::PathHop& h : f->hops) {
+        const std::string line = topology.p2p_assumption(h.link);
+        if (!line.empty() && noted.insert(line).second) assumptions_.push_back(line);
+      }
+  for (std::size_t i = 0; p > 1 && i < p; ++i)
+    for (const hw::PathHop& h : paths.get(ring_[i], ring_[(i + 1) % p]).hops) {
+      const std::string line = topology.p2p_assumption(h.link);
+      if (!line.empty() && noted.insert(line).second) assumptions_.push_back(line);
+    }
+}
+
+CollectiveCost CollectiveGroup::cost(Collective c, double bytes) const {
+  switch (choice_) {
+    case hw::CollectiveAlgorithmChoice::kRing:
+      return cost(c, bytes, CollectiveAlgorithm::kRing);
+    case hw::CollectiveAlgorithmChoice::kTree:
+      return cost(c, bytes, CollectiveAlgorithm::kTree);
+    case hw::CollectiveAlgorithmChoice::kAuto:
+      break;
+  }
+  const CollectiveCost ring = cost(c, bytes, CollectiveAlgorithm::kRing);
+  const CollectiveCost tree = cost(c, bytes, CollectiveAlgorithm::kTree);
+  return tree.time_s < ring.time_s ? tree : ring;
+}
+
+CollectiveCost CollectiveGroup::cost(Collective c, double bytes, CollectiveAlgorithm a) const {
+  const int p = size();
+  if (p < 2 || bytes <= 0) return CollectiveCost{0, CollectiveAlgorithm::kRing, 0, 0, 0};
+  const bool tree = a == CollectiveAlgorithm::kTree &&
+                    (c == Collective::kAllReduce || c == Collective::kBroadcast);
+  CollectiveCost k;
+  if (!tree) {
+    const double a_ring = ring_step_;
+    const double b = ring_bandwidth_;
+    k.algorithm = CollectiveAlgorithm::kRing;
+    k.step_latency_s = a_ring;
+    k.bandwidth_bytes_per_s = b;
+    switch (c) {
+      case Collective::kAllReduce:
+        k.steps = 2 * (p - 1);
+        k.time_s = k.steps * (a_ring + bytes / (p * b));
+        break;
+      case Collective::kReduceScatter:
+      case Collective::kAllGather:
+        k.steps = p - 1;
+        k.time_s = k.steps * (a_ring + bytes / (p * b));
+        break;
+      case Collective::kBroadcast:
+        k.steps = p - 1;
+        k.time_s = k.steps * a_ring + bytes / b;
+        break;
+    }
+    return k;
+  }
+  k.algorithm = CollectiveAlgorithm::kTree;
+  k.step_latency_s = tree_step_;
+  k.bandwidth_bytes_per_s = tree_bandwidth_;
+  if (c == Collective::kAllReduce) {
+    k.steps = 2 * tree_depth_;
+    k.time_s = k.steps * tree_step_ + 2 * bytes / tree_bandwidth_;
+  } else {
+    k.steps = tree_depth_;
+    k.time_s = k.steps * tree_step_ + bytes / tree_bandwidth_;
+  }
+  return k;
+}
+
+std::string CollectiveGroup::route() const {
+  return tree_route_.empty() ? ring_route_ : ring_route_ + "; " + tree_route_;
+}
+
+}  // namespace amdahl::model

@@ -1,0 +1,234 @@
+// The topology graph: the path a transfer takes (widest, then fewest hops, then least latency),
+// multi-node systems, their loading errors, and the devices of a data-parallel job.
+
+#include "hw/topology.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "hw/system_loader.h"
+#include "hw_fixtures.h"
+
+using namespace amdahl;
+using namespace amdahl::hw::test;
+using Catch::Contains;
+
+namespace {
+
+// Bandwidths and latencies are sums and minimums of catalog numbers: only rounding separates
+// them from the expected value.
+constexpr double kRel = 1e-12;
+
+hw::SystemSpec toy(const std::string& name) { return hw::load_system(fixture("topology_" + name)); }
+
+std::string path_error(const hw::Topology& t, const std::string& a, const std::string& b) {
+  try {
+    t.path(a, b);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("topology: the widest path wins over the shorter narrow one", "[hw][topology]") {
+  // a-b: 10 GB/s, no p2p (link_10.yaml); a-c and c-b: 20 GB/s nominal, p2p 16 GB/s
+  // (link_20_p2p.yaml), 2 us each.
+  const hw::Topology t(toy("wide_or_short.yaml"));
+  const hw::Path p = t.path("a", "b");
+  CHECK(p.str() == "a>c>b");
+  CHECK(p.bandwidth_bytes_per_s == Approx(16e9).epsilon(kRel));
+  CHECK(p.latency_s == Approx(2e-6 + 2e-6).epsilon(kRel));
+  REQUIRE(p.hops.size() == 2);
+  CHECK(p.hops[0].name == "a-c");
+  CHECK(p.hops[0].forward);
+  CHECK(p.hops[1].name == "c-b");
+  CHECK(p.hops[1].forward);
+  // The way back crosses the same links the other way: separate resources.
+  const hw::Path back = t.path("b", "a");
+  CHECK(back.str() == "b>c>a");
+  CHECK(!back.hops[0].forward);
+  CHECK(!back.hops[1].forward);
+  // A device to itself moves nothing over no link.
+  CHECK(t.path("c", "c").hops.empty());
+}
+
+TEST_CASE("topology: among equally wide paths the fewest hops win", "[hw][topology]") {
+  // ring4: d0-d1-d2-d3-d0, every link 10 GB/s and 1 us: d0 to d1 directly (1 hop, not 3).
+  const hw::Topology t(toy("ring4.yaml"));
+  const hw::Path direct = t.path("d0", "d1");
+  CHECK(direct.str() == "d0>d1");
+  CHECK(direct.bandwidth_bytes_per_s == Approx(10e9).epsilon(kRel));
+  const hw::Path across = t.path("d0", "d2");
+  CHECK(across.hops.size() == 2);
+  CHECK(across.latency_s == Approx(2 * 1e-6).epsilon(kRel));
+}
+
+TEST_CASE("topology: devices without a chain of links are a located error", "[hw][topology]") {
+  const hw::Topology t(toy("wide_or_short.yaml"));
+  const std::string e = path_error(t, "a", "host");
+  CHECK_THAT(e, Contains("wide_or_short.yaml") && Contains("no chain of links joins a and host"));
+  CHECK_THAT(path_error(t, "a", "gpu9"),
+             Contains("wide_or_short.yaml") && Contains("no device 'gpu9'"));
+  // A device of the default device's model that nothing reaches fails the system's loading,
+  // located at the device's entry.
+  CHECK_THAT(system_error("topology_unconnected.yaml"),
+             Contains("unconnected.yaml:8:") && Contains("devices[2].name") &&
+                 Contains("no chain of links joins g1 to the default device g0") &&
+                 Contains("(got 'g1')"));
+}
+
+TEST_CASE("topology: minsky paths (catalog numbers)", "[hw][topology][catalog]") {
+  const hw::SystemSpec s = hw::load_system("minsky");
+  const hw::Topology t(s);
+  // Same socket: the direct NVLink x2 at its measured p2p (specs.yaml nvlink_1_0
+  // .measured_p2p_double_link_unidirectional).
+  const double nvlink2 = s.link_between("gpu0", "gpu1")->p2p_bandwidth();
+  CHECK(nvlink2 == Approx(36.39e9).epsilon(kRel));
+  const hw::Path same = t.path("gpu0", "gpu1");
+  CHECK(same.str() == "gpu0>gpu1");
+  CHECK(same.bandwidth_bytes_per_s == Approx(nvlink2).epsilon(kRel));
+  // Across sockets: up to cpu0, over the X-bus, down from cpu1; the NVLink x2 (36.39) is
+  // narrower than the X-bus (38.4, xbus-power8.yaml).
+  const hw::LinkSpec& up = *s.link_between("cpu0", "gpu0");
+  const hw::LinkSpec& xbus = *s.link_between("cpu0", "cpu1");
+  const hw::LinkSpec& down = *s.link_between("cpu1", "gpu2");
+  const hw::Path across = t.path("gpu0", "gpu2");
+  CHECK(across.str() == "gpu0>cpu0>cpu1>gpu2");
+  CHECK(across.bandwidth_bytes_per_s ==
+        Approx(std::min({up.p2p_bandwidth(), xbus.p2p_bandwidth(), down.p2p_bandwidth()}))
+            .epsilon(kRel));
+  CHECK(across.bandwidth_bytes_per_s == Approx(36.39e9).epsilon(kRel));
+  CHECK(across.latency_s == Approx(up.latency_s + xbus.latency_s + down.latency_s).epsilon(kRel));
+}
+
+TEST_CASE("topology: dgx1-p100 paths stay on NVLink", "[hw][topology][catalog]") {
+  const hw::SystemSpec s = hw::load_system("dgx1-p100");
+  const hw::Topology t(s);
+  const double brick = s.link_between("gpu0", "gpu1")->p2p_bandwidth();
+  CHECK(brick == Approx(18.31e9).epsilon(kRel));  // nvlink_1_0 single link, measured
+  // gpu0 and gpu5 share no link: two bricks (through gpu1 or gpu4), never PCIe.
+  const hw::Path p = t.path("gpu0", "gpu5");
+  CHECK(p.hops.size() == 2);
+  CHECK(p.bandwidth_bytes_per_s == Approx(brick).epsilon(kRel));
+  for (const std::string& v : p.vertices) CHECK(v.rfind("gpu", 0) == 0);
+  // Every GPU pair of the hybrid cube-mesh is at most two bricks apart.
+  for (int a = 0; a < 8; ++a)
+    for (int b = 0; b < 8; ++b) {
+      if (a == b) continue;
+      const hw::Path q = t.path("gpu" + std::to_string(a), "gpu" + std::to_string(b));
+      INFO(q.str());
+      CHECK(q.hops.size() <= 2);
+      CHECK(q.bandwidth_bytes_per_s == Approx(brick).epsilon(kRel));
+    }
+}
+
+TEST_CASE("topology: a multi-node system", "[hw][topology]") {
+  // two_nodes: per node cpu0, g0, g1; cpu0-g0 and cpu0-g1 10 GB/s 1 us, g0-g1 p2p 16 GB/s 2 us;
+  // one NIC (p2p 16 GB/s, 2 us) from each node's cpu0 to the fabric.
+  const hw::SystemSpec s = toy("two_nodes.yaml");
+  CHECK(s.nodes == 2);
+  REQUIRE(s.network.has_value());
+  CHECK(s.network->attach == std::vector<std::string>{"cpu0"});
+  const hw::Topology t(s);
+  CHECK(t.vertices().size() == 2 * 3 + 1);
+  CHECK(t.links().size() == 2 * (3 + 1));
+  CHECK(t.vertex("fabric").kind == hw::VertexKind::kSwitch);
+  CHECK(t.vertex("n1.g0").device == "g0");
+  CHECK(t.vertex("n1.g0").node == 1);
+  const hw::Path p = t.path("n0.g0", "n1.g1");
+  CHECK(p.str() == "n0.g0>n0.cpu0>fabric>n1.cpu0>n1.g1");
+  CHECK(p.bandwidth_bytes_per_s == Approx(10e9).epsilon(kRel));  // the cpu0-g links
+  CHECK(p.latency_s == Approx(1e-6 + 2e-6 + 2e-6 + 1e-6).epsilon(kRel));
+  REQUIRE(p.hops.size() == 4);
+  CHECK(p.hops[0].name == "n0.cpu0-g0");
+  CHECK(!p.hops[0].forward);  // declared cpu0 -> g0, crossed g0 -> cpu0
+  CHECK(p.hops[1].name == "n0.nic0");
+  CHECK(p.hops[1].forward);
+  CHECK(p.hops[2].name == "n1.nic0");
+  CHECK(!p.hops[2].forward);
+  CHECK(p.hops[3].name == "n1.cpu0-g1");
+  // Inside a node the direct p2p link is wider than the way through the host.
+  CHECK(t.path("n1.g0", "n1.g1").str() == "n1.g0>n1.g1");
+  CHECK_THAT(path_error(t, "g0", "g1"), Contains("n<k>.<device>"));
+  // The p2p assumption is stated once per link model.
+  CHECK(t.p2p_assumption(0).empty() == false);  // n0.cpu0-g0: link_10.yaml, no p2p
+  CHECK_THAT(t.p2p_assumption(0),
+             Contains("Toy link 10 links: p2p not measured") && Contains("nominal 10 GB/s"));
+  CHECK(t.p2p_assumption(2).empty());  // n0.g0-g1: p2p measured
+}
+
+TEST_CASE("topology: multi-node loading errors are located", "[hw][topology]") {
+  CHECK_THAT(system_error("topology_nodes_no_network.yaml"),
+             Contains("nodes_no_network.yaml:9:8: nodes: a system of more than one node needs "
+                      "`network`") &&
+                 Contains("(got '2')"));
+  CHECK_THAT(system_error("topology_network_bad_attach.yaml"),
+             Contains("network_bad_attach.yaml:13:") &&
+                 Contains("network.attach[0]: unknown device; did you mean 'cpu0'") &&
+                 Contains("(got 'cpu1')"));
+  CHECK_THAT(system_error("topology_network_one_node.yaml"),
+             Contains("network_one_node.yaml:9:") &&
+                 Contains("network: only a system of more than one node has a network"));
+}
+
+TEST_CASE("topology: the devices of a data-parallel job", "[hw][topology]") {
+  const hw::SystemSpec minsky = hw::load_system("minsky");
+  CHECK(hw::data_parallel_devices(minsky, 2) == std::vector<std::string>{"gpu0", "gpu1"});
+  CHECK(hw::data_parallel_devices(minsky, 4).back() == "gpu3");
+  const hw::SystemSpec two = toy("two_nodes.yaml");
+  CHECK(hw::data_parallel_devices(two, 3) == std::vector<std::string>{"n0.g0", "n0.g1", "n1.g0"});
+  auto error = [](const hw::SystemSpec& s, int gpus) -> std::string {
+    try {
+      hw::data_parallel_devices(s, gpus);
+    } catch (const UserError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  CHECK_THAT(error(minsky, 5), Contains("minsky.yaml") && Contains("system 'minsky' has 4") &&
+                                   Contains("nodes: N") && Contains("asked for 5"));
+  CHECK_THAT(error(minsky, 0), Contains("asked for 0"));
+  CHECK_THAT(error(two, 5), Contains("has 4") && Contains("2 per node x 2 nodes"));
+}
+
+TEST_CASE("collectives spec: given keys, defaults stated as assumptions", "[hw][collective]") {
+  const hw::SystemSpec two = toy("two_nodes.yaml");
+  const hw::CollectiveSpec& c = two.runtime.collectives;
+  CHECK(c.algorithm == hw::CollectiveAlgorithmChoice::kRing);
+  CHECK(c.step_latency_s == Approx(3e-6));
+  CHECK(c.bucket_cap_bytes == 50.0 * (1 << 20));
+  CHECK(c.assumptions.empty());
+
+  // minsky has no `collectives`: every default is an assumption of the collective, not of a
+  // single-device prediction.
+  const hw::SystemSpec minsky = hw::load_system("minsky");
+  const hw::CollectiveSpec& d = minsky.runtime.collectives;
+  CHECK(d.algorithm == hw::CollectiveAlgorithmChoice::kAuto);
+  CHECK(d.step_latency_s == Approx(5e-6));
+  CHECK(d.bucket_cap_bytes == 25.0 * (1 << 20));
+  CHECK(d.assumptions.size() == 3);
+  bool bucket = false;
+  for (const std::string& a : d.assumptions)
+    bucket = bucket || (a.find("runtime.collectives.bucket_cap = 25 MiB") != std::string::npos &&
+                        a.find("PyTorch DDP") != std::string::npos);
+  CHECK(bucket);
+  for (const std::string& a : minsky.runtime.assumptions)
+    CHECK(a.find("collectives") == std::string::npos);
+
+  CHECK_THAT(system_error("topology_bad_collectives.yaml"),
+             Contains("bad_collectives.yaml:12:28: runtime.collectives.algorithm: unknown value") &&
+                 Contains("(got 'butterfly')"));
+}
+
+TEST_CASE("links: p2p is measured or falls back to the nominal bandwidth", "[hw][catalog]") {
+  const std::string links = hw::catalog_dir() + "/links/";
+  const hw::LinkSpec x1 = hw::load_link_file(links + "nvlink1-x1.yaml");
+  CHECK(x1.bandwidth_bytes_per_s == Approx(20e9));  // nvlink_1_0.per_link_bandwidth_per_direction
+  CHECK(x1.p2p_bandwidth() == Approx(18.31e9));     // measured_p2p_single_link_unidirectional
+  CHECK(hw::load_link_file(links + "nvlink1-x2.yaml").p2p_bandwidth() == Approx(36.39e9));
+  const hw::LinkSpec pcie = hw::load_link_file(links + "pcie3-x16.yaml");
+  CHECK(!pcie.p2p_bytes_per_s.has_value());
+  CHECK(pcie.p2p_bandwidth() == pcie.bandwidth_bytes_per_s);
+}

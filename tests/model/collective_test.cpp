@@ -1,0 +1,215 @@
+// Collective costs against the alpha-beta formulas of model/collective.h, worked by hand on toy
+// topologies with round numbers, and the rings chosen on the catalog systems.
+
+#include "model/collective.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+
+#include "hw/system_loader.h"
+#include "hw/topology.h"
+#include "util/error.h"
+
+using namespace amdahl;
+using Catch::Contains;
+using model::Collective;
+using model::CollectiveAlgorithm;
+
+namespace {
+
+// The costs are a few products and sums of the inputs: only rounding separates them.
+constexpr double kRel = 1e-12;
+
+hw::SystemSpec toy(const std::string& name) {
+  return hw::load_system(std::string(AMDAHL_FIXTURES) + "/hw/topology_" + name);
+}
+
+std::string group_error(const hw::SystemSpec& s, const std::vector<std::string>& devices) {
+  try {
+    const hw::Topology t(s);
+    model::CollectiveGroup g(t, devices, s.runtime.collectives);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("collective: ring over 4 devices in a ring of equal links", "[collective]") {
+  // ring4: d0-d1-d2-d3-d0, 10 GB/s and 1 us each (no p2p: the nominal is used); step_latency
+  // 4 us. The ring follows the links: every hop one link, no link shared.
+  const hw::SystemSpec s = toy("ring4.yaml");
+  const hw::Topology t(s);
+  const model::CollectiveGroup g(t, {"d0", "d1", "d2", "d3"}, s.runtime.collectives);
+  const int p = 4;
+  const double B = 10e9;
+  const double a = 4e-6 + 1e-6;
+  CHECK(g.size() == p);
+  CHECK(g.ring() == std::vector<std::string>{"d0", "d1", "d2", "d3"});
+  CHECK(g.ring_bandwidth() == Approx(B).epsilon(kRel));
+  CHECK(g.ring_step_latency() == Approx(a).epsilon(kRel));
+
+  const double S = 100e6;
+  const auto ar = g.cost(Collective::kAllReduce, S, CollectiveAlgorithm::kRing);
+  CHECK(ar.time_s == Approx(2 * (p - 1) * (a + S / (p * B))).epsilon(kRel));
+  CHECK(ar.steps == 2 * (p - 1));
+  CHECK(ar.step_latency_s == Approx(a).epsilon(kRel));
+  CHECK(ar.bandwidth_bytes_per_s == Approx(B).epsilon(kRel));
+  CHECK(g.cost(Collective::kReduceScatter, S).time_s ==
+        Approx((p - 1) * (a + S / (p * B))).epsilon(kRel));
+  CHECK(g.cost(Collective::kAllGather, S).time_s ==
+        Approx((p - 1) * (a + S / (p * B))).epsilon(kRel));
+  CHECK(g.cost(Collective::kBroadcast, S, CollectiveAlgorithm::kRing).time_s ==
+        Approx((p - 1) * a + S / B).epsilon(kRel));
+  // NCCL has no tree reduce-scatter: forcing the tree gives the ring.
+  CHECK(g.cost(Collective::kReduceScatter, S, CollectiveAlgorithm::kTree).algorithm ==
+        CollectiveAlgorithm::kRing);
+  // Nothing to move: no time.
+  CHECK(g.cost(Collective::kAllReduce, 0).time_s == 0);
+  CHECK_THAT(g.route(), Contains("ring d0>d1>d2>d3>d0, bottleneck 10 GB/s"));
+  CHECK_THAT(g.assumptions().back(), Contains("Toy link 10 links: p2p not measured"));
+}
+
+TEST_CASE("collective: ring and tree through a hub whose links the tree shares", "[collective]") {
+  // star4: d0..d3 each linked to `hub` (10 GB/s, 1 us, no p2p); step_latency 4 us.
+  // Ring: every hop di > hub > dj crosses di's link up and dj's link down: no link direction
+  // twice, B = 10 GB/s, a = 4 us + 2 x 1 us.
+  // Tree over the ranks d0..d3 (the ring order): 1->2, 3->2, 2->0, depth 2. In the reduce phase
+  // hub->d2 carries 1->2 and 3->2: each gets 10/2 GB/s; in the broadcast phase d2->hub carries
+  // 2->1 and 2->3. B_tree = 5 GB/s, a_tree = 4 us + 2 x 1 us.
+  const hw::SystemSpec s = toy("star4.yaml");
+  const hw::Topology t(s);
+  const model::CollectiveGroup g(t, hw::data_parallel_devices(s, 4), s.runtime.collectives);
+  const int p = 4;
+  const double B = 10e9, a = 4e-6 + 2e-6;
+  const double B_tree = 10e9 / 2, a_tree = 4e-6 + 2e-6;
+  const int depth = 2;
+  CHECK(g.ring_bandwidth() == Approx(B).epsilon(kRel));
+  CHECK(g.ring_step_latency() == Approx(a).epsilon(kRel));
+  CHECK(g.tree_bandwidth() == Approx(B_tree).epsilon(kRel));
+  CHECK(g.tree_step_latency() == Approx(a_tree).epsilon(kRel));
+  CHECK(g.tree_depth() == depth);
+
+  auto ring = [&](double S) { return 2 * (p - 1) * (a + S / (p * B)); };
+  auto tree = [&](double S) { return 2 * depth * a_tree + 2 * S / B_tree; };
+  for (const double S : {1e3, 100e6}) {
+    INFO(S);
+    const auto r = g.cost(Collective::kAllReduce, S, CollectiveAlgorithm::kRing);
+    const auto k = g.cost(Collective::kAllReduce, S, CollectiveAlgorithm::kTree);
+    CHECK(r.time_s == Approx(ring(S)).epsilon(kRel));
+    CHECK(k.time_s == Approx(tree(S)).epsilon(kRel));
+    CHECK(k.steps == 2 * depth);
+    // auto: the faster. 1 kB: the tree's 4 steps beat the ring's 6; 100 MB: the ring moves
+    // 2(p-1)/p S = 1.5 S at 10 GB/s, the tree 2 S at 5 GB/s.
+    const auto chosen = g.cost(Collective::kAllReduce, S);
+    CHECK(chosen.time_s == Approx(std::min(ring(S), tree(S))).epsilon(kRel));
+    CHECK(chosen.algorithm == (S < 1e6 ? CollectiveAlgorithm::kTree : CollectiveAlgorithm::kRing));
+  }
+  CHECK(g.cost(Collective::kBroadcast, 100e6, CollectiveAlgorithm::kTree).time_s ==
+        Approx(depth * a_tree + 100e6 / B_tree).epsilon(kRel));
+  CHECK_THAT(g.route(), Contains("tree depth 2") && Contains("shared by 2 transfers"));
+}
+
+TEST_CASE("collective: two nodes, a ring that enters and leaves each node once", "[collective]") {
+  // two_nodes: per node cpu0, g0, g1; cpu0-g* 10 GB/s 1 us; g0-g1 p2p 16 GB/s 2 us; one NIC
+  // (p2p 16 GB/s, 2 us) from cpu0 to the fabric; algorithm ring, step_latency 3 us.
+  // Ring n0.g0>n0.g1>n1.g0>n1.g1: the hops between nodes go g > cpu0 > fabric > cpu0 > g, 10 GB/s
+  // at the cpu0-g links, each NIC direction crossed once; the longest path 1+2+2+1 us.
+  const hw::SystemSpec s = toy("two_nodes.yaml");
+  const hw::Topology t(s);
+  const model::CollectiveGroup g(t, hw::data_parallel_devices(s, 4), s.runtime.collectives);
+  const int p = 4;
+  const double B = 10e9, a = 3e-6 + 6e-6;
+  CHECK(g.ring() == std::vector<std::string>{"n0.g0", "n0.g1", "n1.g0", "n1.g1"});
+  CHECK(g.ring_bandwidth() == Approx(B).epsilon(kRel));
+  CHECK(g.ring_step_latency() == Approx(a).epsilon(kRel));
+  const double S = 100e6;
+  const auto forced = g.cost(Collective::kAllReduce, S);  // the spec forces the ring
+  CHECK(forced.algorithm == CollectiveAlgorithm::kRing);
+  CHECK(forced.time_s == Approx(2 * (p - 1) * (a + S / (p * B))).epsilon(kRel));
+  // Tree: the nodes are the ranks (node 1 below node 0), each node's g1 chained below its g0:
+  // n1.g1 > n1.g0 > n0.g0 and n0.g1 > n0.g0, depth 2. The chains cross the 16 GB/s links, the
+  // transfer between nodes the 10 GB/s cpu0-g0 links: B_tree = 10 GB/s; a_tree = 3 us + the
+  // 6 us path between nodes.
+  const double B_tree = 10e9, a_tree = 3e-6 + 6e-6;
+  CHECK(g.tree_bandwidth() == Approx(B_tree).epsilon(kRel));
+  CHECK(g.tree_depth() == 2);
+  CHECK(g.cost(Collective::kAllReduce, S, CollectiveAlgorithm::kTree).time_s ==
+        Approx(2 * 2 * a_tree + 2 * S / B_tree).epsilon(kRel));
+}
+
+TEST_CASE("collective: one device costs nothing", "[collective]") {
+  const hw::SystemSpec s = hw::load_system("minsky");
+  const hw::Topology t(s);
+  const model::CollectiveGroup g(t, {"gpu0"}, s.runtime.collectives);
+  const auto c = g.cost(Collective::kAllReduce, 100e6);
+  CHECK(c.time_s == 0);
+  CHECK(c.steps == 0);
+  CHECK_THAT(g.route(), Contains("one device"));
+}
+
+TEST_CASE("collective: groups that cannot run are located errors", "[collective]") {
+  const hw::SystemSpec minsky = hw::load_system("minsky");
+  CHECK_THAT(group_error(minsky, {"gpu0", "cpu0"}), Contains("minsky.yaml") &&
+                                                        Contains("of one model") &&
+                                                        Contains("gpu0") && Contains("cpu0"));
+  CHECK_THAT(group_error(minsky, {"gpu0", "gpu0"}), Contains("twice"));
+  CHECK_THAT(group_error(minsky, {"gpu0", "gpu7"}), Contains("no device 'gpu7'"));
+  CHECK_THAT(group_error(minsky, {}), Contains("at least one device"));
+  // A topology that lost its links (a SystemSpec built by hand: loading rejects it).
+  hw::SystemSpec cut = toy("ring4.yaml");
+  cut.links.erase(cut.links.begin() + 1);  // d1-d2
+  cut.links.pop_back();                    // d3-d0
+  CHECK_THAT(group_error(cut, {"d0", "d1", "d2", "d3"}),
+             Contains("ring4.yaml") && Contains("no chain of links joins d0 to d2, d3"));
+}
+
+TEST_CASE("collective: minsky rings (catalog numbers)", "[collective][catalog]") {
+  const hw::SystemSpec s = hw::load_system("minsky");
+  const hw::Topology t(s);
+  // nvlink1-x2.yaml p2p (specs.yaml measured_p2p_double_link_unidirectional) bounds every hop:
+  // the X-bus (38.4 GB/s, an ASSUMPTION) is wider.
+  const double nvlink2 = s.link_between("gpu0", "gpu1")->p2p_bandwidth();
+  const model::CollectiveGroup two(t, hw::data_parallel_devices(s, 2), s.runtime.collectives);
+  CHECK(two.ring_bandwidth() == Approx(nvlink2).epsilon(kRel));
+  const model::CollectiveGroup four(t, hw::data_parallel_devices(s, 4), s.runtime.collectives);
+  CHECK(four.ring_bandwidth() == Approx(nvlink2).epsilon(kRel));
+  // The ring crosses the X-bus once each way: no link direction twice.
+  CHECK_THAT(four.route(), Contains("ring gpu0>"));
+  const double S = 102e6;
+  const auto c = four.cost(Collective::kAllReduce, S, CollectiveAlgorithm::kRing);
+  CHECK(c.time_s == Approx(2 * 3 * (four.ring_step_latency() + S / (4 * nvlink2))).epsilon(kRel));
+}
+
+TEST_CASE("collective: dgx1-p100 ring over the cube-mesh, one brick per hop",
+          "[collective][catalog]") {
+  const hw::SystemSpec s = hw::load_system("dgx1-p100");
+  const hw::Topology t(s);
+  const double brick = s.link_between("gpu0", "gpu1")->p2p_bandwidth();
+  for (const int gpus : {2, 4, 8}) {
+    INFO(gpus);
+    const model::CollectiveGroup g(t, hw::data_parallel_devices(s, gpus), s.runtime.collectives);
+    CHECK(g.ring_bandwidth() == Approx(brick).epsilon(kRel));
+    for (int i = 0; i < gpus; ++i)  // every hop a direct NVLink brick (a Hamiltonian cycle)
+      CHECK(t.path(g.ring()[i], g.ring()[(i + 1) % gpus]).hops.size() == 1);
+  }
+}
+
+TEST_CASE("collective: clusters are bound by their network", "[collective][catalog]") {
+  for (const char* name : {"minsky-cluster", "dgx1-cluster"}) {
+    INFO(name);
+    const hw::SystemSpec s = hw::load_system(name);
+    const hw::Topology t(s);
+    const double nic = s.network->link.p2p_bandwidth();  // ib-edr.yaml: 12.5 GB/s nominal
+    CHECK(nic == Approx(12.5e9));
+    const model::CollectiveGroup g(t, hw::data_parallel_devices(s, 16), s.runtime.collectives);
+    CHECK(g.size() == 16);
+    CHECK(g.ring_bandwidth() == Approx(nic).epsilon(kRel));
+    bool ib = false;
+    for (const std::string& a : g.assumptions())
+      ib = ib || a.find("InfiniBand EDR 4x links: p2p not measured") != std::string::npos;
+    CHECK(ib);
+  }
+}

@@ -1,0 +1,92 @@
+// predict() on a data-parallel step (graphs::DataParallel): each bucket costed as the
+// collective's all-reduce over the job's devices, throughput over every device, and the
+// all-reduce hidden behind the backward pass except for what the critical path shows.
+
+#include <catch2/catch.hpp>
+
+#include "graphs/lower.h"
+#include "graphs/zoo.h"
+#include "hw/system_loader.h"
+#include "hw/topology.h"
+#include "model/collective.h"
+#include "model/prediction.h"
+#include "util/error.h"
+
+using namespace amdahl;
+using namespace amdahl::model;
+using Catch::Matchers::Contains;
+
+namespace {
+
+constexpr double kRel = 1e-9;  // sums of the same doubles in another order
+
+graphs::LoweredNetwork lowered(const std::string& model, std::int64_t batch, int replicas) {
+  const graphs::Network net = graphs::load_zoo_network(model);
+  graphs::LoweringOptions o;
+  o.data_parallel.replicas = replicas;
+  return graphs::lower(graphs::bind_sizes(net, {{"batch", batch}}), o);
+}
+
+Prediction run(const graphs::LoweredNetwork& net, const hw::SystemSpec& s, std::int64_t batch) {
+  PredictOptions po;
+  po.batch = batch;
+  return predict(net, s, po);
+}
+
+}  // namespace
+
+TEST_CASE("data-parallel prediction: buckets cost the collective's all-reduce",
+          "[model][data_parallel]") {
+  const hw::SystemSpec s = hw::load_system("dgx1-p100");
+  const hw::Topology t(s);
+  for (const int gpus : {2, 4, 8}) {
+    INFO(gpus);
+    const graphs::LoweredNetwork net = lowered("resnet50", 32, gpus);
+    const Prediction p = run(net, s, 32);
+    const CollectiveGroup g(t, hw::data_parallel_devices(s, gpus), s.runtime.collectives);
+    double busy = 0, bytes = 0;
+    for (const auto& b : net.buckets) {
+      busy += g.cost(Collective::kAllReduce, b.bytes).time_s;
+      bytes += b.bytes;
+    }
+    CHECK(p.gpus == gpus);
+    CHECK(p.communication.devices == hw::data_parallel_devices(s, gpus));
+    CHECK(p.communication.buckets == net.buckets.size());
+    // Every fp32 gradient all-reduced once: 4 bytes per parameter.
+    CHECK(p.communication.bytes == Approx(4.0 * static_cast<double>(net.parameters)));
+    CHECK(bytes == Approx(p.communication.bytes));
+    CHECK(p.communication.busy_s == Approx(busy).epsilon(kRel));
+    // What the critical path shows is at most the all-reduces' time; ResNet-50's backward pass
+    // hides most of it (its last bucket, the first layers' gradients, cannot be hidden).
+    CHECK(p.communication.exposed_s <= p.communication.busy_s * (1 + kRel));
+    CHECK(p.communication.exposed_s < 0.5 * p.communication.busy_s);
+    CHECK(p.by_bound.at("interconnect") == Approx(p.communication.exposed_s).epsilon(kRel));
+    CHECK(p.samples_per_s == Approx(gpus * 32 / p.step_time_s).epsilon(kRel));
+  }
+}
+
+TEST_CASE("data-parallel prediction: never faster per step than one GPU, hidden unless exposed",
+          "[model][data_parallel]") {
+  const hw::SystemSpec s = hw::load_system("minsky");
+  const Prediction one = run(lowered("resnet50", 32, 1), s, 32);
+  const Prediction four = run(lowered("resnet50", 32, 4), s, 32);
+  CHECK(one.gpus == 1);
+  CHECK(one.communication.buckets == 0);
+  // The same per-GPU work plus the all-reduce's exposed part (the step's critical path gains
+  // it; the ops themselves cost the same on every replica).
+  CHECK(four.step_time_s >= one.step_time_s);
+  CHECK(four.step_time_s <= one.step_time_s + four.communication.busy_s * (1 + kRel));
+  CHECK(four.step_time_s - one.step_time_s ==
+        Approx(four.communication.exposed_s).epsilon(1e-6).margin(1e-9));
+  CHECK(four.memory.gradients_bytes == Approx(2 * one.memory.gradients_bytes));
+}
+
+TEST_CASE("data-parallel prediction: a step all on the host has no collective",
+          "[model][data_parallel]") {
+  const hw::SystemSpec s = hw::load_system("minsky");
+  PredictOptions po;
+  po.batch = 8;
+  po.placement.all = "host";
+  CHECK_THROWS_WITH(predict(lowered("autoenc", 8, 2), s, po),
+                    Contains("data parallelism (--gpus 2) runs on accelerators"));
+}
