@@ -1,6 +1,7 @@
 // Speed of the model: a ResNet-50 training-step prediction, a 1,000-point sweep, and a
 // synthetic 1,000,000-op DAG lowered, costed and simulated. Targets on one core: < 1 ms,
-// a ResNet-50 sweep < 0.5 s, and < 2 s and < 1.5 GB. Results: docs/performance.md.
+// a ResNet-50 sweep < 0.5 s, and < 2 s and < 1.5 GB; data-parallel ResNet-50 on 1, 8 and 64
+// GPUs. Results: docs/performance.md.
 
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
@@ -142,5 +143,30 @@ void BM_Synthetic1MOps(benchmark::State& state) {
 BENCHMARK(BM_Synthetic1MOps)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
+
+// Data-parallel ResNet-50 training (batch 64 per GPU) on dgx1-cluster (8 DGX-1 nodes of 8
+// P100s over EDR InfiniBand): lower with the gradient buckets, then predict (the topology,
+// the collective's ring and tree, every bucket costed, the schedule with its collective
+// stream). Targets: 8 GPUs under 2x the 1-GPU time; 64 GPUs on 8 nodes under 50 ms.
+void BM_DataParallelResNet50Train(benchmark::State& state) {
+  static const hw::SystemSpec cluster = hw::load_system("dgx1-cluster");
+  const int gpus = static_cast<int>(state.range(0));
+  graphs::LoweringOptions lo;
+  lo.data_parallel.replicas = gpus;
+  const graphs::BoundNetwork bound = graphs::bind_sizes(zoo("resnet50"), {{"batch", 64}});
+  model::PredictOptions o;
+  o.batch = 64;
+  for (auto _ : state) {
+    const graphs::LoweredNetwork net = graphs::lower(bound, lo);
+    const model::Prediction p = model::predict(net, cluster, o);
+    benchmark::DoNotOptimize(p.step_time_s);
+  }
+}
+BENCHMARK(BM_DataParallelResNet50Train)
+    ->ArgName("gpus")
+    ->Arg(1)
+    ->Arg(8)
+    ->Arg(64)
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -1,6 +1,7 @@
 // amdahl whatif: re-simulate the step with op classes made faster (--speedup conv=10) or
 // with another accelerator in place of the system's (--device FILE), and report the new
-// step time, the speedup, the Amdahl bound, and the accelerability of every op class.
+// step time, the speedup, the Amdahl bound, and the accelerability of every op class; or
+// with the runtime in another mode (--runtime) or one kind of link replaced (--link).
 
 #include <fmt/format.h>
 
@@ -135,6 +136,26 @@ void run_speedups(const WorkloadOptions& o, OutputDir& out, const std::string& s
   emit(o, out, print);
 }
 
+// The critical path by op class of `baseline` and `changed` side by side, then the baseline's
+// assumptions and those only `changed` made ("assumptions with <what>").
+void print_comparison(std::ostream& os, const model::Prediction& baseline,
+                      const model::Prediction& changed, const std::string& what) {
+  Table t({"op class", "baseline", "new"});
+  std::map<std::string, std::pair<double, double>> rows;
+  for (const auto& [k, v] : baseline.by_class) rows[k].first = v;
+  for (const auto& [k, v] : changed.by_class) rows[k].second = v;
+  for (const auto& [k, v] : rows) t.add({k, seconds(v.first), seconds(v.second)});
+  os << "critical path by op class:\n";
+  t.print(os);
+  print_assumptions(os, baseline.assumptions);
+  std::vector<std::string> added;
+  for (const auto& a : changed.assumptions)
+    if (std::find(baseline.assumptions.begin(), baseline.assumptions.end(), a) ==
+        baseline.assumptions.end())
+      added.push_back(a);
+  print_assumptions(os, added, fmt::format("assumptions with {}", what));
+}
+
 void run_device(const WorkloadOptions& o, OutputDir& out, const std::string& device_file) {
   WorkloadOptions base_options = o;
   base_options.device.clear();
@@ -174,20 +195,78 @@ void run_device(const WorkloadOptions& o, OutputDir& out, const std::string& dev
         os << fmt::format("speedup        {}\n", times(r.speedup));
         os << fmt::format("Amdahl bound   {} ({} with every accelerator op at zero cost)\n\n",
                           seconds(r.bound_s), times(r.bound_speedup));
-        Table t({"op class", "baseline", "new"});
-        std::map<std::string, std::pair<double, double>> rows;
-        for (const auto& [k, v] : r.baseline.by_class) rows[k].first = v;
-        for (const auto& [k, v] : r.changed.by_class) rows[k].second = v;
-        for (const auto& [k, v] : rows) t.add({k, seconds(v.first), seconds(v.second)});
-        os << "critical path by op class:\n";
-        t.print(os);
-        print_assumptions(os, r.baseline.assumptions);
-        std::vector<std::string> added;
-        for (const auto& a : r.changed.assumptions)
-          if (std::find(r.baseline.assumptions.begin(), r.baseline.assumptions.end(), a) ==
-              r.baseline.assumptions.end())
-            added.push_back(a);
-        print_assumptions(os, added, fmt::format("assumptions with {}", r.changed.device_model));
+        print_comparison(os, r.baseline, r.changed, r.changed.device_model);
+        break;
+      }
+    }
+  };
+  emit(o, out, print);
+}
+
+// --link OLD=NEW: every link of the system whose model is OLD's (a catalog link name or a
+// link file) takes NEW's numbers, keeping its name and ends (hw::SystemSpec::replace_links):
+// what the interconnect is worth to the step, its copies and its all-reduces.
+void run_link(const WorkloadOptions& o, OutputDir& out, const std::string& swap_text) {
+  const std::size_t eq = swap_text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == swap_text.size())
+    throw UserError(fmt::format(
+        "--link: expected OLD=NEW, two catalog link names or link files (got '{}'); catalog "
+        "links: {}",
+        swap_text, join(hw::catalog_link_names())));
+  const hw::LinkSpec from = hw::load_link(swap_text.substr(0, eq));
+  const hw::LinkSpec to = hw::load_link(swap_text.substr(eq + 1));
+  const Workload w = load_workload(o);
+  hw::SystemSpec changed_system = w.system;
+  const std::vector<std::string> replaced = changed_system.replace_links(from, to);
+  if (replaced.empty()) {
+    std::vector<std::string> models;
+    for (const auto& l : w.system.links) models.push_back(l.model);
+    if (w.system.network) models.push_back(w.system.network->link.model);
+    std::sort(models.begin(), models.end());
+    models.erase(std::unique(models.begin(), models.end()), models.end());
+    throw UserError(fmt::format("--link: system '{}' ({}) has no {} link; its links: {}",
+                                w.system.name, w.system.file, from.model, join(models)));
+  }
+  const model::Prediction base = model::predict(w.lowered, w.system, w.predict);
+  const model::Prediction changed = model::predict(w.lowered, changed_system, w.predict);
+  const double speedup = base.step_time_s / changed.step_time_s;
+  const std::string what = fmt::format("{} links replaced by {}", from.model, to.model);
+  const auto print = [&](std::ostream& os, Format format) {
+    switch (format) {
+      case Format::kJson: {
+        nlohmann::json j;
+        j["baseline"] = prediction_json(base);
+        j["changed"] = prediction_json(changed);
+        j["link_from"] = from.model;
+        j["link_to"] = to.model;
+        j["links_replaced"] = replaced;
+        j["speedup"] = speedup;
+        os << j.dump(2) << '\n';
+        break;
+      }
+      case Format::kCsv: {
+        Table t({"workload", "system", "device", "batch", "gpus", "link_from", "link_to",
+                 "links_replaced", "baseline_s", "new_s", "speedup_x"});
+        t.add({base.workload, base.system, base.device, std::to_string(base.batch),
+               std::to_string(base.gpus), from.model, to.model, std::to_string(replaced.size()),
+               fmt::format("{:.6g}", base.step_time_s), fmt::format("{:.6g}", changed.step_time_s),
+               fmt::format("{:.6g}", speedup)});
+        t.print_csv(os);
+        break;
+      }
+      case Format::kTable: {
+        os << prediction_header(base) << "\n";
+        os << fmt::format("what if        {} ({}: {})\n", what, replaced.size(), join(replaced));
+        os << fmt::format("baseline       {}\n", seconds(base.step_time_s));
+        os << fmt::format("new step time  {}\n", seconds(changed.step_time_s));
+        os << fmt::format("speedup        {}\n", times(speedup));
+        if (base.gpus > 1)
+          os << fmt::format(
+              "all-reduce     busy {} -> {}, exposed {} -> {}\n",
+              seconds(base.communication.busy_s), seconds(changed.communication.busy_s),
+              seconds(base.communication.exposed_s), seconds(changed.communication.exposed_s));
+        os << '\n';
+        print_comparison(os, base, changed, to.model);
         break;
       }
     }
@@ -313,37 +392,44 @@ void register_whatif(CLI::App& app) {
   auto speedup = std::make_shared<std::string>();
   auto k = std::make_shared<double>(10);
   auto runtime = std::make_shared<std::string>();
+  auto link = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
       "whatif",
       "re-simulate with op classes made faster (--speedup conv=10,gemm=4), with a device "
       "file in place of the default device (--device FILE), or with the runtime in another "
-      "execution mode (--runtime eager|graph|compiled|compiled+graph): new step time, speedup, "
-      "Amdahl bound, accelerability");
+      "execution mode (--runtime eager|graph|compiled|compiled+graph), or with one kind of link "
+      "replaced by another (--link nvlink1-x2=nvlink2-x2): new step time, speedup, Amdahl "
+      "bound, accelerability");
   add_workload_options(cmd, *o, true, {"table", "csv", "json"});
   cmd->add_option("--speedup", *speedup,
                   "CLASS=K[,CLASS=K]: divide the time of every op of CLASS by K ('inf': zero)");
   cmd->add_option("--runtime", *runtime,
                   "execution mode: eager, graph (CUDA-graph replay), compiled (elementwise "
                   "chains fused), compiled+graph");
+  cmd->add_option("--link", *link,
+                  "OLD=NEW: every link of the system whose model is OLD's takes NEW's numbers "
+                  "(catalog link names or link files)");
   cmd->add_option("--k", *k, "speedup factor of the accelerability table's 'at Kx' column")
       ->check(finite_positive())
       ->capture_default_str();
   // --device FILE (a device YAML file rather than an instance name) replaces the system's
   // default device with the file's.
-  cmd->callback([o, speedup, k, runtime] {
+  cmd->callback([o, speedup, k, runtime, link] {
     OutputDir out(o->out_dir, o->force);
     // A --device that names a file must be a readable one; any other name is a device
     // instance of the system, checked against its list.
     const bool device_file = names_a_file(o->device);
     if (device_file) check_input_file(o->device, kMaxTextInputBytes, "device file");
-    if (int(device_file) + int(!speedup->empty()) + int(!runtime->empty()) > 1)
-      throw UserError("whatif: give one of --speedup, --device FILE and --runtime");
+    if (int(device_file) + int(!speedup->empty()) + int(!runtime->empty()) + int(!link->empty()) >
+        1)
+      throw UserError("whatif: give one of --speedup, --device FILE, --runtime and --link");
     if (device_file) return run_device(*o, out, o->device);
     if (!runtime->empty()) return run_runtime(*o, out, *runtime);
+    if (!link->empty()) return run_link(*o, out, *link);
     if (speedup->empty())
       throw UserError(
-          "whatif: give --speedup CLASS=K[,CLASS=K], --device FILE (a device YAML file) or "
-          "--runtime MODE");
+          "whatif: give --speedup CLASS=K[,CLASS=K], --device FILE (a device YAML file), "
+          "--runtime MODE or --link OLD=NEW");
     run_speedups(*o, out, *speedup, *k);
   });
 }

@@ -131,6 +131,22 @@ const DeviceSpec& SystemSpec::device(const std::string& device_name) const {
                               suggestion(device_name, names)));
 }
 
+std::vector<std::string> SystemSpec::replace_links(const LinkSpec& from, const LinkSpec& to) {
+  std::vector<std::string> replaced;
+  const auto replace = [&](LinkSpec& l, const std::string& name) {
+    if (l.model != from.model) return;
+    LinkSpec swapped = to;
+    swapped.name = l.name;
+    swapped.from = l.from;
+    swapped.to = l.to;
+    l = std::move(swapped);
+    replaced.push_back(name);
+  };
+  for (LinkSpec& l : links) replace(l, l.name);
+  if (network) replace(network->link, "network");
+  return replaced;
+}
+
 const LinkSpec* SystemSpec::link_between(const std::string& a, const std::string& b) const {
   for (const auto& l : links)
     if ((l.from == a && l.to == b) || (l.from == b && l.to == a)) return &l;

@@ -209,6 +209,10 @@ struct SystemSpec {
   const DeviceSpec* host_of(const std::string& accelerator) const;
   // The link joining a and b in either direction, or nullptr.
   const LinkSpec* link_between(const std::string& a, const std::string& b) const;
+  // Every link whose model is `from.model` (the network's NIC link too) takes `to`'s model
+  // and numbers (bandwidths, latency, p2p, calibration), keeping its name and its ends. Returns
+  // the names of the links replaced ("network" for the NIC link); none is not an error here.
+  std::vector<std::string> replace_links(const LinkSpec& from, const LinkSpec& to);
   // Whether any number used from this system is uncalibrated.
   std::vector<std::string> uncalibrated_parts() const;
 };

@@ -348,15 +348,42 @@ std::string catalog_dir() {
   return AMDAHL_CATALOG_DIR;
 }
 
-std::vector<std::string> catalog_system_names() {
+namespace {
+
+// The files of catalog/<kind> without .yaml, sorted.
+std::vector<std::string> catalog_names(const char* kind) {
   std::vector<std::string> names;
-  const fs::path dir = fs::path(catalog_dir()) / "systems";
+  const fs::path dir = fs::path(catalog_dir()) / kind;
   if (!fs::is_directory(dir)) return names;
   for (const auto& entry : fs::directory_iterator(dir))
     if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
   std::sort(names.begin(), names.end());
   return names;
 }
+
+// The file a catalog name or a path names: catalog/<kind>/<name>.yaml for a name in the
+// catalog, the path itself when it names a file that exists; else a UserError listing the
+// catalog's names of `kind` ("unknown system 'x'; did you mean ...").
+std::string catalog_or_file(const std::string& name_or_path, const char* kind,
+                            std::string_view what) {
+  const auto names = catalog_names(kind);
+  if (!names_a_file(name_or_path)) {
+    if (std::find(names.begin(), names.end(), name_or_path) == names.end())
+      throw UserError(
+          fmt::format("unknown {} '{}'; {}", what, name_or_path, suggestion(name_or_path, names)));
+    return (fs::path(catalog_dir()) / kind / (name_or_path + ".yaml")).string();
+  }
+  if (!fs::exists(name_or_path))
+    throw UserError(
+        fmt::format("{}: no such {} file (catalog {}: {})", name_or_path, what, kind, join(names)));
+  return name_or_path;
+}
+
+}  // namespace
+
+std::vector<std::string> catalog_system_names() { return catalog_names("systems"); }
+
+std::vector<std::string> catalog_link_names() { return catalog_names("links"); }
 
 void allow_include_root(const std::string& dir) { extra_roots().push_back(canonical_or_self(dir)); }
 
@@ -369,18 +396,12 @@ LinkSpec load_link_file(const std::string& path) {
   return to_link(read_file(file, link_schema()));
 }
 
+LinkSpec load_link(const std::string& name_or_path) {
+  return load_link_file(catalog_or_file(name_or_path, "links", "link"));
+}
+
 SystemSpec load_system(const std::string& name_or_path) {
-  std::string path = name_or_path;
-  if (!names_a_file(name_or_path)) {
-    const auto names = catalog_system_names();
-    if (std::find(names.begin(), names.end(), name_or_path) == names.end())
-      throw UserError(
-          fmt::format("unknown system '{}'; {}", name_or_path, suggestion(name_or_path, names)));
-    path = (fs::path(catalog_dir()) / "systems" / (name_or_path + ".yaml")).string();
-  } else if (!fs::exists(path)) {
-    throw UserError(fmt::format("{}: no such system file (catalog systems: {})", path,
-                                join(catalog_system_names())));
-  }
+  const std::string path = catalog_or_file(name_or_path, "systems", "system");
 
   const YamlFile file = load_yaml_file(path);
   const Record r = read_file(file, system_schema());

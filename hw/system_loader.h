@@ -29,5 +29,10 @@ SystemSpec load_system(const std::string& name_or_path);
 // One device or link file on its own (the instance name is left empty).
 DeviceSpec load_device_file(const std::string& path);
 LinkSpec load_link_file(const std::string& path);
+// A catalog link name ("nvlink1-x2", a file in catalog/links without .yaml) or a link file;
+// an unknown name is a UserError listing the catalog's links.
+LinkSpec load_link(const std::string& name_or_path);
+// Catalog link names, sorted.
+std::vector<std::string> catalog_link_names();
 
 }  // namespace amdahl::hw

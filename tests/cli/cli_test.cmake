@@ -111,3 +111,11 @@ expect_run(2 "has 4 devices of its default device's model" predict --model resne
            --system minsky --gpus 5)
 expect_run(2 "--global-batch 100: not a multiple of --gpus 8" predict --model resnet50
            --system dgx1-p100 --global-batch 100 --gpus 8)
+# whatif --link: one kind of link replaced by another (hw::SystemSpec::replace_links).
+expect_run(0 "NVLink 1.0 x2 links replaced by NVLink 2.0 x2 (6: cpu0-gpu0" whatif
+           --model resnet50 --system minsky --gpus 4 --link nvlink1-x2=nvlink2-x2)
+expect_run(2 "has no PCIe 4.0 x16 link; its links: NVLink 1.0 x2, POWER8 SMP X-bus" whatif
+           --model resnet50 --system minsky --link pcie4-x16=nvlink2-x2)
+expect_run(2 "unknown link 'nvlink3'" whatif --model resnet50 --system minsky
+           --link nvlink3=nvlink2-x2)
+expect_run(2 "--link: expected OLD=NEW" whatif --model resnet50 --system minsky --link nvlink1-x2)

@@ -106,3 +106,32 @@ TEST_CASE("clusters: 8 nodes of a catalog system over EDR InfiniBand", "[hw][cat
     CHECK(!n.network.has_value());
   }
 }
+
+TEST_CASE("replace_links: every link of one model takes another's numbers, ends kept",
+          "[hw][catalog]") {
+  // Catalog link names resolve like system names; unknown ones list the catalog.
+  CHECK(hw::load_link("nvlink2-x2").bandwidth_bytes_per_s == Approx(50e9));
+  CHECK_THROWS_WITH(hw::load_link("nvlink3"),
+                    Catch::Matchers::Contains("unknown link 'nvlink3'") &&
+                        Catch::Matchers::Contains("nvlink1-x2"));
+  hw::SystemSpec s = hw::load_system("minsky");
+  const hw::LinkSpec v1 = hw::load_link("nvlink1-x2");
+  const hw::LinkSpec v2 = hw::load_link("nvlink2-x2");
+  const auto replaced = s.replace_links(v1, v2);
+  // minsky.yaml: each P100 has 2 NVLink 1.0 bricks to its socket and 2 to its sibling.
+  CHECK(replaced == std::vector<std::string>{"cpu0-gpu0", "cpu0-gpu1", "cpu1-gpu2", "cpu1-gpu3",
+                                             "gpu0-gpu1", "gpu2-gpu3"});
+  const hw::LinkSpec* l = s.link_between("gpu1", "gpu0");
+  REQUIRE(l != nullptr);
+  CHECK(l->name == "gpu0-gpu1");
+  CHECK(l->model == "NVLink 2.0 x2");
+  CHECK(l->p2p_bandwidth() == Approx(50e9));
+  CHECK(s.link_between("cpu0", "cpu1")->model == "POWER8 SMP X-bus");  // another model: kept
+  // Nothing of the model left: a second replacement finds none.
+  CHECK(s.replace_links(v1, v2).empty());
+  // The network's NIC link is replaced too.
+  hw::SystemSpec cluster = hw::load_system("minsky-cluster");
+  const auto nic = cluster.replace_links(hw::load_link("ib-edr"), v2);
+  CHECK(nic == std::vector<std::string>{"network"});
+  CHECK(cluster.network->link.bandwidth_bytes_per_s == Approx(50e9));
+}
