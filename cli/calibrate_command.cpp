@@ -6,6 +6,8 @@
 //   torch DIR                            kernels timed through PyTorch (shared/data/h200 layout)
 //   cpu                                  this machine's CPU, measured now (calibrate/cpu)
 //   check DEVICE deepbench|measurements|torch  a device file's errors on a source, nothing fitted
+//   allreduce --dir DIR                  collectives' step latency and hop bandwidth from
+//                                        DeepBench's all-reduce runs (calibrate/allreduce_fit.h)
 
 #include <fmt/format.h>
 
@@ -13,8 +15,10 @@
 #include <map>
 #include <memory>
 
+#include "calibrate/allreduce_fit.h"
 #include "calibrate/calibration_run.h"
 #include "cli/commands.h"
+#include "cli/table.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -127,6 +131,40 @@ const std::map<std::string, std::string>& old_forms() {
       fmt::format("calibrate needs a sub-command: {} (amdahl calibrate --help)", join(names)));
 }
 
+// calibrate allreduce: one row per DeepBench dataset; with `rows`, every fitted row too.
+void run_allreduce(const std::string& dir, bool rows) {
+  const std::string path = dir + "/deepbench_allreduce.csv";
+  const std::vector<calibrate::AllReduceFit> fits =
+      calibrate::fit_allreduce(calibrate::read_deepbench_allreduce(path));
+  std::cout << fmt::format(
+      "ring all-reduce 2(p-1)(a + S/(pB)) fitted per dataset to {} (one-node NCCL rows; every "
+      "fifth held out):\n",
+      path);
+  Table t({"dataset", "gpu", "fitted", "held out", "not fitted", "a (step)", "B (hop)",
+           "train median/p90", "held-out median/p90", "bias"});
+  for (const auto& f : fits)
+    t.add(
+        {f.dataset, f.gpu, std::to_string(f.train.count), std::to_string(f.held_out.count),
+         std::to_string(f.rows_not_fitted), fmt::format("{:.1f} us", f.step_latency_s * 1e6),
+         fmt::format("{:.2f} GB/s", f.hop_bytes_per_s / 1e9),
+         calibrate::percent(f.train.median_abs) + " / " + calibrate::percent(f.train.p90_abs),
+         calibrate::percent(f.held_out.median_abs) + " / " + calibrate::percent(f.held_out.p90_abs),
+         calibrate::percent(f.train.mean_signed)});
+  t.print(std::cout);
+  if (!rows) return;
+  std::cout << "\nrows:\n";
+  Table r({"where", "dataset", "algorithm", "gpus", "bytes", "measured", "predicted", "error",
+           "split"});
+  for (const auto& f : fits)
+    for (const auto& x : f.residuals)
+      r.add({x.row.where, x.row.dataset, x.row.algorithm, std::to_string(x.row.gpus),
+             fmt::format("{:.0f}", x.row.bytes), fmt::format("{:.1f} us", x.row.measured_s * 1e6),
+             fmt::format("{:.1f} us", x.predicted_s * 1e6),
+             calibrate::percent((x.predicted_s - x.row.measured_s) / x.row.measured_s),
+             x.held_out ? "held_out" : "train"});
+  r.print(std::cout);
+}
+
 }  // namespace
 
 void register_calibrate(CLI::App& app) {
@@ -182,6 +220,18 @@ void register_calibrate(CLI::App& app) {
     o->fit.source = o->cpu;
     run(o->fit);
   });
+
+  auto allreduce_dir = std::make_shared<std::string>();
+  auto allreduce_rows = std::make_shared<bool>(false);
+  CLI::App* ar = cmd->add_subcommand(
+      "allreduce",
+      "fit the collectives' ring step latency and hop bandwidth to DeepBench's all-reduce runs "
+      "and report held-out errors per dataset (calibrate/allreduce_fit.h); nothing is written");
+  ar->add_option("--dir", *allreduce_dir, "DeepBench data folder (shared/data/deepbench)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  ar->add_flag("--rows", *allreduce_rows, "also print every fitted row with its prediction");
+  ar->callback([allreduce_dir, allreduce_rows] { run_allreduce(*allreduce_dir, *allreduce_rows); });
 
   CLI::App* check = cmd->add_subcommand(
       "check",

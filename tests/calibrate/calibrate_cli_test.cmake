@@ -160,7 +160,7 @@ endif()
 # The sub-commands: none lists them, a typo gets "did you mean", an old flag form names its
 # sub-command, a missing dataset is named.
 expect_failure("no sub-command" ${AMDAHL} calibrate)
-if(NOT last_error MATCHES "calibrate needs a sub-command: deepbench, measurements, torch, cpu, check")
+if(NOT last_error MATCHES "calibrate needs a sub-command: deepbench, measurements, torch, cpu, allreduce, check")
   message(FATAL_ERROR "no sub-command: unexpected message: ${last_error}")
 endif()
 expect_failure("sub-command typo" ${AMDAHL} calibrate deepbnch --dir ${SHARED}/data/deepbench)
@@ -210,3 +210,17 @@ endif()
 if(EXISTS ${WORK}/bad.yaml)
   message(FATAL_ERROR "a failed calibration left ${WORK}/bad.yaml behind")
 endif()
+
+# calibrate allreduce: one row per DeepBench dataset with its held-out errors; nothing written.
+execute_process(COMMAND ${AMDAHL} calibrate allreduce --dir ${SHARED}/data/deepbench --rows
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "calibrate allreduce failed (${rc}): ${err}")
+endif()
+foreach(text "held-out median/p90" "P100_baidu_2018" "TitanX_Maxwell" "held_out")
+  string(FIND "${out}" "${text}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "calibrate allreduce: output lacks '${text}':\n${out}")
+  endif()
+endforeach()
+expect_failure("calibrate allreduce without --dir" ${AMDAHL} calibrate allreduce)
