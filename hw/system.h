@@ -150,7 +150,7 @@ std::string_view collective_algorithm_choice_name(CollectiveAlgorithmChoice c);
 struct CollectiveSpec {
   std::string library;  // "nccl-2"; empty when not given
   CollectiveAlgorithmChoice algorithm = CollectiveAlgorithmChoice::kAuto;
-  double step_latency_s = 0;    // software latency per ring or tree step, beyond the links'
+  double step_latency_s = 0;    // time of one ring or tree step, its hop included
   double bucket_cap_bytes = 0;  // gradient bucket of data-parallel training
   std::string source;
   std::vector<std::string> assumptions;  // defaults applied while loading

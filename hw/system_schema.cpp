@@ -150,11 +150,11 @@ const std::vector<Field>& collectives_schema() {
                  "of the two for each size, as NCCL's tuner picks")
           .def("auto"),
       quantity_field("step_latency", Dimension::kTime,
-                     "software latency of one ring or tree step beyond the links' latency "
-                     "(ASSUMPTION when absent: 5 us, the order of NCCL's per-step cost; not "
-                     "measured)")
+                     "time of one ring or tree step, its hop included (absent: 9.2 us, fitted by "
+                     "`calibrate allreduce` to DeepBench's P100 all-reduce runs, P100_baidu_2018: "
+                     "PCIe, NCCL 2.0; an ASSUMPTION for NVLink and InfiniBand hops)")
           .non_negative()
-          .def("5 us"),
+          .def("9.2 us"),
       quantity_field("bucket_cap", Dimension::kBytes,
                      "gradient bucket of data-parallel training (absent: 25 MiB, PyTorch DDP's "
                      "bucket_cap_mb default)")

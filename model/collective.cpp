@@ -298,7 +298,7 @@ CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::
   }
   const std::size_t p = ring_.size();
   ring_bandwidth_ = p < 2 ? kInf : ring_s.rate;
-  ring_step_ = spec.step_latency_s + ring_s.latency;
+  ring_step_ = spec.step_latency_s;  // the links' latency is a copy's setup: not paid per step
 
   // NCCL's binary tree (tree 0 of its double binary tree) over the ranks: the devices in ring
   // order, or the nodes with each node's devices chained below its first.
@@ -329,7 +329,7 @@ CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::
   const FlowStats up_s = share.evaluate(up);
   const FlowStats down_s = share.evaluate(down);
   tree_bandwidth_ = p < 2 ? kInf : std::min(up_s.rate, down_s.rate);
-  tree_step_ = spec.step_latency_s + std::max(up_s.latency, down_s.latency);
+  tree_step_ = spec.step_latency_s;
   tree_depth_ = depth_of(parent);
 
   // The route a user reads.

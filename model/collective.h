@@ -11,8 +11,10 @@
 // Ring. The devices in the order the constructor chooses; hop i goes from ring[i] to
 // ring[i+1] (the last back to the first). A hop's bandwidth is the minimum over its links of
 // (the link's bandwidth / the number of hops crossing that link in that direction); the ring's
-// bandwidth B is the minimum over its hops, and its step latency
-// a = step_latency + the largest path latency of a hop.
+// bandwidth B is the minimum over its hops, and its step latency a = step_latency (the
+// runtime's, fitted to DeepBench's all-reduce runs by `calibrate allreduce`, hops included).
+// A link file's `latency` is a copy's setup cost (cudaMemcpyAsync), which NCCL's kernels do
+// not pay per step: it only breaks ties between equally wide rings.
 //   all-reduce       2(p-1) (a + S/(pB))       reduce-scatter, then all-gather
 //   reduce-scatter    (p-1) (a + S/(pB))
 //   all-gather        (p-1) (a + S/(pB))
@@ -26,8 +28,7 @@
 // its parent at once, S each) share links as the ring's hops do; B_up is the slowest transfer's
 // bandwidth; the broadcast phase (parent to child) gives B_down; B_tree = min(B_up, B_down).
 // depth: the most parent-child steps from the root to a leaf (ceil(log2 p) for one node; for
-// several, ceil(log2 nodes) plus the longest chain); a_tree = step_latency + the largest path
-// latency of a parent-child transfer.
+// several, ceil(log2 nodes) plus the longest chain); a_tree = step_latency.
 //   all-reduce       2 depth a_tree + 2 S/B_tree   reduce up, then broadcast down
 //   broadcast          depth a_tree +   S/B_tree   pipelined down the tree
 // NCCL runs the second tree of its double binary tree (the first mirrored or shifted, so a rank

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "hw/system_loader.h"
 #include "util/error.h"
 
 using namespace amdahl;
@@ -79,6 +80,10 @@ TEST_CASE("allreduce fit: DeepBench's P100 PCIe runs, held out", "[calibrate][al
   // A PCIe 3.0 x16 hop carries at most its 15.75 GB/s (specs.yaml pcie_gen3_x16).
   CHECK(p100.hop_bytes_per_s < 15.75e9);
   CHECK(p100.step_latency_s > 0);
+  // The step latency a system without `collectives` gets (hw/system_schema.cpp) is this fit's,
+  // as printed to 0.1 us.
+  const double default_step = hw::load_system("minsky").runtime.collectives.step_latency_s;
+  CHECK(default_step == Approx(p100.step_latency_s).margin(0.05e-6));
 }
 
 TEST_CASE("allreduce fit: bad rows are located errors", "[calibrate][allreduce]") {
