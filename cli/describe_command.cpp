@@ -68,6 +68,7 @@ void describe_systems(std::ostream& out) {
     std::string devices;
     for (const auto& [model, n] : counts)
       devices += fmt::format("{}{}x {}", devices.empty() ? "" : ", ", n, model);
+    if (s.nodes > 1) devices = fmt::format("{} nodes x ({})", s.nodes, devices);
     t.add({name, devices, s.runtime.name, std::to_string(s.uncalibrated_parts().size()),
            s.description});
   }

@@ -15,6 +15,7 @@ expect_run(2 "network 'alexnet' has no size 'imgae'" predict --model alexnet --s
 expect_run(2 "size 'width'" predict --graph ${FIXTURES}/graphs/good.yaml)
 expect_run(2 "The following argument was not expected" predict --model alexnet --bogus)
 expect_run(0 "minsky" describe systems)
+expect_run(0 "8 nodes x (8x Tesla P100 SXM2 16GB, 2x Xeon E5-2698 v4)" describe systems)
 expect_run(0 "digraph" graph --model alexnet --format dot)
 
 # sweep -o DIR writes sweep.csv and sweep.json whatever --format printed: one row per point.
