@@ -25,14 +25,6 @@ int positive_int(const CsvTable& t, std::size_t row, std::size_t col, const char
   return static_cast<int>(v);
 }
 
-double positive(const CsvTable& t, std::size_t row, std::size_t col, const char* what) {
-  const double v = t.number(row, col);
-  if (!(v > 0) || !std::isfinite(v))
-    throw UserError(fmt::format("{}: {}: expected a positive number (got '{}')", t.where(row), what,
-                                t.cell(row, col)));
-  return v;
-}
-
 // p GPUs of one model, each on its own link to a host vertex: every ring hop crosses two links
 // (up to the host, down to the next GPU), each link direction once, so a hop gets the link's
 // bandwidth.
@@ -82,8 +74,8 @@ std::vector<AllReduceRow> read_deepbench_allreduce(const std::string& path) {
     x.algorithm = t.cell(r, c_algorithm);
     x.gpus = positive_int(t, r, c_gpus, "n_gpus");
     x.nodes = t.cell(r, c_nodes).empty() ? 1 : positive_int(t, r, c_nodes, "n_nodes_col");
-    x.bytes = positive(t, r, c_bytes, "size_bytes");
-    x.measured_s = positive(t, r, c_mean, "mean_us") * kUs;
+    x.bytes = t.positive_number(r, c_bytes);
+    x.measured_s = t.positive_number(r, c_mean) * kUs;
     rows.push_back(std::move(x));
   }
   return rows;

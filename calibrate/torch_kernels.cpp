@@ -34,18 +34,9 @@ std::string file_in(const std::string& dir, const std::string& name) {
   return p.string();
 }
 
-// A cell that must be a number > 0.
-double positive(const CsvTable& t, std::size_t r, std::size_t c, const std::string& column) {
-  const double v = t.number(r, c);
-  if (!(v > 0) || !std::isfinite(v))
-    throw UserError(fmt::format("{}: column {}: expected a positive number (got '{}')", t.where(r),
-                                column, t.cell(r, c)));
-  return v;
-}
-
 // A cell that must be a positive integer, as shape text.
 std::string count(const CsvTable& t, std::size_t r, const std::string& column) {
-  const double v = positive(t, r, t.column(column), column);
+  const double v = t.positive_number(r, t.column(column));
   if (v != std::floor(v) || v > 9.0e15)
     throw UserError(fmt::format("{}: column {}: expected a positive integer (got '{}')", t.where(r),
                                 column, t.cell(r, t.column(column))));
@@ -94,8 +85,8 @@ void read_gemm(const std::string& path, const RowMaker& make, MeasurementSet& ou
             fmt::format("{}: column {}: expected N or T (got '{}')", t.where(r), column, v));
       shape[key] = v;
     }
-    Measurement m = make("gemm", "gemm", precision, std::move(shape),
-                         positive(t, r, c_time, "median_us"), kKernelReps, "event");
+    Measurement m = make("gemm", "gemm", precision, std::move(shape), t.positive_number(r, c_time),
+                         kKernelReps, "event");
     count_from_registry(m);
     out.rows.push_back(std::move(m));
   }
@@ -122,8 +113,8 @@ void read_conv(const std::string& path, const RowMaker& make, MeasurementSet& ou
       throw UserError(fmt::format("{}: column pad: expected an integer >= 0 (got '{}')", t.where(r),
                                   t.cell(r, t.column("pad"))));
     for (const auto& [bench, column] : directions) {
-      Measurement m = make(bench, "conv", precision, shape,
-                           positive(t, r, t.column(column), column), kKernelReps, "event");
+      Measurement m = make(bench, "conv", precision, shape, t.positive_number(r, t.column(column)),
+                           kKernelReps, "event");
       try {
         count_from_registry(m);
       } catch (const UserError& e) {
@@ -149,7 +140,7 @@ void read_rnn(const std::string& path, const RowMaker& make, MeasurementSet& out
                                                    {"timesteps", count(t, r, "timesteps")},
                                                    {"layers", count(t, r, "layers")}};
     for (const auto& [bench, column] : calls) {
-      Measurement m = make(bench, "rnn", "fp32", shape, positive(t, r, t.column(column), column),
+      Measurement m = make(bench, "rnn", "fp32", shape, t.positive_number(r, t.column(column)),
                            kRnnReps, "event");
       count_from_registry(m);
       out.rows.push_back(std::move(m));
@@ -195,7 +186,7 @@ void read_micro(const std::string& path, const RowMaker& make, MeasurementSet& o
   const std::size_t c_bench = t.column("bench"), c_time = t.column("median_us");
   for (std::size_t r = 0; r < t.size(); ++r) {
     const std::string& name = t.cell(r, c_bench);
-    const double time_us = positive(t, r, c_time, "median_us");
+    const double time_us = t.positive_number(r, c_time);
     const std::string size = count(t, r, "bytes_or_elems");
     const double n = t.number(r, t.column("bytes_or_elems"));
     if (const auto it = kCopies.find(name); it != kCopies.end()) {

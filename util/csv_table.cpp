@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 
@@ -89,6 +90,14 @@ double CsvTable::number(std::size_t row, std::size_t column) const {
   if (text.empty() || *end != '\0')
     throw UserError(fmt::format("{}: column {}: expected a number (got '{}')", where(row),
                                 header_.at(column), text));
+  return v;
+}
+
+double CsvTable::positive_number(std::size_t row, std::size_t column) const {
+  const double v = number(row, column);
+  if (!(v > 0) || !std::isfinite(v))
+    throw UserError(fmt::format("{}: column {}: expected a positive number (got '{}')", where(row),
+                                header_.at(column), cell(row, column)));
   return v;
 }
 

@@ -25,6 +25,9 @@ class CsvTable {
   std::string where(std::size_t row) const;
   // The cell as a number; UserError "file:line: column C: expected a number (got 'x')".
   double number(std::size_t row, std::size_t column) const;
+  // The cell as a finite number > 0; UserError "file:line: column C: expected a positive number
+  // (got 'x')".
+  double positive_number(std::size_t row, std::size_t column) const;
 
  private:
   std::string path_;

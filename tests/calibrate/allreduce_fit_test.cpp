@@ -89,7 +89,7 @@ TEST_CASE("allreduce fit: DeepBench's P100 PCIe runs, held out", "[calibrate][al
 TEST_CASE("allreduce fit: bad rows are located errors", "[calibrate][allreduce]") {
   const std::string bad = std::string(AMDAHL_FIXTURES) + "/calibrate/allreduce_bad_time.csv";
   CHECK_THROWS_WITH(read_deepbench_allreduce(bad),
-                    Contains("allreduce_bad_time.csv:3: mean_us: expected a positive number "
+                    Contains("allreduce_bad_time.csv:3: column mean_us: expected a positive number "
                              "(got '-5')"));
   std::vector<AllReduceRow> two(2);
   for (auto& r : two) {
