@@ -22,6 +22,8 @@ nlohmann::json timeline_json(const model::Prediction& p, const graphs::OpGraph& 
         return {2, p.device + " compute stream"};
       case model::Resource::kCopy:
         return {10 + copy_lane, fmt::format("copy engine {}", copy_lane)};
+      case model::Resource::kCollective:
+        return {3, p.device + " collective stream (gradient exchanges)"};
     }
     return {0, "?"};
   };

@@ -118,9 +118,13 @@ nlohmann::json prediction_json(const model::Prediction& p) {
   j["gpus"] = p.gpus;
   if (p.gpus > 1) {
     const model::Communication& c = p.communication;
-    j["communication"] = {{"devices", c.devices},      {"route", c.route},
-                          {"buckets", c.buckets},      {"bytes", c.bytes},
-                          {"busy_s", c.busy_s},        {"exposed_s", c.exposed_s},
+    j["communication"] = {{"variable_update", hw::variable_update_name(c.variable_update)},
+                          {"devices", c.devices},
+                          {"route", c.route},
+                          {"buckets", c.buckets},
+                          {"bytes", c.bytes},
+                          {"busy_s", c.busy_s},
+                          {"exposed_s", c.exposed_s},
                           {"algorithms", c.algorithms}};
   }
   j["assumptions"] = p.assumptions;
@@ -143,13 +147,15 @@ namespace {
 void print_communication(std::ostream& out, const model::Prediction& p) {
   if (p.gpus <= 1) return;
   const model::Communication& c = p.communication;
+  const bool ddp = c.variable_update == hw::VariableUpdate::kDdp;
   out << fmt::format(
-      "\ncommunication ({} GPUs: {}):\n"
-      "  {} gradient buckets, {:.1f} MB all-reduced per step ({})\n"
-      "  all-reduce busy {} ({} of the step), exposed {} ({}; the rest hidden behind the "
+      "\ncommunication ({} GPUs: {}; variable update {}):\n"
+      "  {} {}, {:.1f} MB exchanged per step ({})\n"
+      "  exchanges busy {} ({} of the step), exposed {} ({}; the rest hidden behind the "
       "backward pass)\n"
       "  route: {}\n",
-      c.gpus, join(c.devices), c.buckets, c.bytes / 1e6, c.algorithms, seconds(c.busy_s),
+      c.gpus, join(c.devices), hw::variable_update_name(c.variable_update), c.buckets,
+      ddp ? "gradient buckets" : "variables", c.bytes / 1e6, c.algorithms, seconds(c.busy_s),
       pct(c.busy_s, p.step_time_s), seconds(c.exposed_s), pct(c.exposed_s, p.step_time_s), c.route);
 }
 

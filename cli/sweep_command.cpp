@@ -88,7 +88,7 @@ void register_sweep(CLI::App& app) {
       ->capture_default_str();
   cmd->callback([o, args] {
     OutputDir out(o->out_dir, o->force);
-    const hw::SystemSpec system = hw::load_system(o->system);
+    const hw::SystemSpec system = load_workload_system(*o);
     const Workload first = load_workload(*o);  // validates every input once
     std::vector<model::SweepAxis> axes;
     for (const auto& v : args->vary) axes.push_back(model::parse_vary(v));

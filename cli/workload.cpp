@@ -77,6 +77,10 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
                     "divided by --gpus)")
         ->check(at_least_one())
         ->excludes(batch);
+    cmd->add_option("--variable-update", o.variable_update,
+                    "how --gpus exchange gradients (default: the system runtime's "
+                    "`collectives.variable_update`, else ddp)")
+        ->check(CLI::IsMember(hw::variable_update_names()));
   }
   cmd->add_option("--set", o.sets, "bind a symbolic size, NAME=VALUE (repeatable)");
   cmd->add_option("--mode", o.mode, "training step or inference pass")
@@ -174,6 +178,18 @@ graphs::LoweringOptions lowering_options(const WorkloadOptions& o, const hw::Sys
   lo.fused_optimizer = system.runtime.optimizer.impl != hw::OptimizerImpl::kLoop;
   lo.accumulation_steps = o.accumulate;
   lo.data_parallel.replicas = o.gpus;
+  switch (system.runtime.collectives.variable_update) {
+    case hw::VariableUpdate::kDdp:
+      lo.data_parallel.exchange = graphs::GradientExchange::kBucketedAllReduce;
+      break;
+    case hw::VariableUpdate::kReplicated:
+      lo.data_parallel.exchange = graphs::GradientExchange::kAllReduce;
+      break;
+    case hw::VariableUpdate::kParameterServerCpu:
+    case hw::VariableUpdate::kParameterServerGpu:
+      lo.data_parallel.exchange = graphs::GradientExchange::kParameterServer;
+      break;
+  }
   lo.data_parallel.bucket_cap_bytes = system.runtime.collectives.bucket_cap_bytes;
   return lo;
 }
@@ -202,8 +218,15 @@ Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
   return w;
 }
 
+hw::SystemSpec load_workload_system(const WorkloadOptions& o) {
+  hw::SystemSpec system = hw::load_system(o.system);
+  if (!o.variable_update.empty())  // CLI11 checked the name
+    system.runtime.collectives.variable_update = *hw::parse_variable_update(o.variable_update);
+  return system;
+}
+
 Workload load_workload(const WorkloadOptions& o) {
-  return load_workload(o, size_overrides(o), hw::load_system(o.system));
+  return load_workload(o, size_overrides(o), load_workload_system(o));
 }
 
 Format parse_format(const std::string& text) {

@@ -42,6 +42,7 @@ struct WorkloadOptions {
   bool inputs_on_device = false;  // --inputs-on-device
   int gpus = 1;                   // --gpus: data-parallel replicas (graphs::DataParallel)
   std::optional<std::int64_t> global_batch;  // --global-batch: split over the GPUs
+  std::string variable_update;  // --variable-update: empty for the system runtime's
 };
 
 // Declares the options on `cmd`. `with_system` false for commands without a system
@@ -67,6 +68,8 @@ struct Workload {
 
 // Everything a prediction needs, loaded and validated.
 Workload load_workload(const WorkloadOptions& o);
+// The system of --system with --variable-update applied to its runtime.
+hw::SystemSpec load_workload_system(const WorkloadOptions& o);
 // Lowering options from --mode, --precision and the system's runtime (sweeps lower per point).
 graphs::LoweringOptions lowering_options(const WorkloadOptions& o, const hw::SystemSpec& system);
 // Re-lowers with other size bindings (sweeps).

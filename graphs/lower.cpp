@@ -91,6 +91,7 @@ class Lowerer {
     if (replicas < 1)
       throw UserError(fmt::format("data-parallel replicas must be at least 1 (got {})", replicas));
     out_.replicas = replicas;
+    out_.exchange = options_.data_parallel.exchange;
     ddp_ = training_ && replicas > 1;
     // Most layers lower to a few ops per pass (forward; data and weight gradients; update):
     // reserving for that spares re-growing the vertex vector on large networks.
@@ -626,19 +627,33 @@ class Lowerer {
     --waiting_[b];
   }
 
-  // Emits the all-reduce of each complete bucket in order, stopping at the first incomplete
-  // one (DDP launches buckets in order); `all`: the backward pass is over, so every bucket
-  // left goes (its weights without a gradient count as ready). The weights' sums then read
-  // the all-reduced gradient.
+  // Emits the exchange of each complete bucket: in order, stopping at the first incomplete one,
+  // for DDP's buckets (DDP launches them in order); every complete one for one-weight buckets;
+  // `all`: the backward pass is over, so every bucket left goes (its weights without a gradient
+  // count as ready). The weights' sums then read the exchanged gradient.
   void launch_buckets(std::vector<WeightGrad>& sums, bool all) {
-    for (; next_bucket_ < out_.buckets.size(); ++next_bucket_) {
-      const std::size_t b = next_bucket_;
-      if (!all && waiting_[b] > 0) return;
+    const GradientExchange exchange = options_.data_parallel.exchange;
+    const bool in_order = exchange == GradientExchange::kBucketedAllReduce;
+    for (std::size_t b = next_bucket_; b < out_.buckets.size(); ++b) {
       GradientBucket& bucket = out_.buckets[b];
+      if (bucket.op != kNoOp) continue;
+      if (!all && waiting_[b] > 0) {
+        if (in_order) return;
+        continue;
+      }
+      if (b == next_bucket_) ++next_bucket_;  // the first bucket not yet launched moves on
       Operator op;
-      op.name = fmt::format("ddp.bucket{}.all_reduce", b);
-      op.layer = "ddp";
-      op.kind = "all_reduce";
+      const bool ps = exchange == GradientExchange::kParameterServer;
+      const std::string_view kind = ps ? kParameterServerKind : kAllReduceKind;
+      if (in_order) {
+        op.name = fmt::format("ddp.bucket{}.{}", b, kind);
+        op.layer = "ddp";
+      } else {
+        const WeightGrad& w = sums[bucket.weights.front()];
+        op.name = fmt::format("{}.{}.{}", w.layer, w.name, kind);
+        op.layer = "variables";
+      }
+      op.kind = std::string(kind);
       op.op_class = OpClass::kCommunication;
       op.phase = Phase::kBackwardWeight;
       op.precision = Precision::kFp32;

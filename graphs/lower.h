@@ -51,19 +51,33 @@ namespace amdahl::graphs {
 enum class Mode { kTrain, kInfer };
 std::string_view mode_name(Mode m);
 
-// Data-parallel training (replicas > 1, training only), as PyTorch DistributedDataParallel
-// runs it: each replica lowers the same step on its own batch; the weight gradients are
-// grouped into buckets (gradient_buckets(): the weights in reverse order, the order their
-// gradients become ready, a bucket closed once it holds first_bucket_bytes for the first
-// bucket and bucket_cap_bytes for the others), and each bucket is all-reduced by one
-// `all_reduce` op (class communication, phase backward_weight, fp32, reading and writing the
-// bucket's 4 bytes per parameter, no FLOPs counted). Buckets are launched in order, each as
-// soon as it and every bucket before it is complete: during the backward pass, after the op
-// that completes it (with gradient accumulation, after the last micro-batch's sums). Each
-// weight's update waits for its bucket's all-reduce. Which devices take part and what an
-// all-reduce costs are the prediction's business (model/collective.h).
+// Data-parallel training (replicas > 1, training only): each replica lowers the same step on
+// its own batch, and the weight gradients are exchanged between the replicas by `exchange`:
+//   kBucketedAllReduce  PyTorch DistributedDataParallel: the weights grouped into buckets
+//                       (gradient_buckets(): the weights in reverse order, the order their
+//                       gradients become ready, a bucket closed once it holds
+//                       first_bucket_bytes for the first bucket and bucket_cap_bytes for the
+//                       others), each all-reduced by one `all_reduce` op; buckets launched in
+//                       order, each as soon as it and every bucket before it is complete.
+//   kAllReduce          TensorFlow 1.x's replicated variables with NCCL (tf_cnn_benchmarks
+//                       --variable_update=replicated, no gradient repacking): one `all_reduce`
+//                       op per weight, launched as soon as its gradient is complete.
+//   kParameterServer    TensorFlow 1.x's parameter server (--variable_update=parameter_server):
+//                       one `parameter_server` op per weight (its gradient sent to the
+//                       parameter device, summed, the variable read back), launched as soon as
+//                       its gradient is complete.
+// An exchange op is of class communication, phase backward_weight, fp32, reads and writes the
+// weights' 4 bytes per parameter and counts no FLOPs; it follows the op that completes its last
+// gradient (with gradient accumulation, the last micro-batch's sums), and each weight's update
+// waits for it. Which devices take part and what an exchange costs are the prediction's
+// business (model/collective.h).
+enum class GradientExchange { kBucketedAllReduce, kAllReduce, kParameterServer };
+inline constexpr std::string_view kAllReduceKind = "all_reduce";
+inline constexpr std::string_view kParameterServerKind = "parameter_server";
+
 struct DataParallel {
   int replicas = 1;
+  GradientExchange exchange = GradientExchange::kBucketedAllReduce;
   double first_bucket_bytes = 1 << 20;         // PyTorch DDP: dist._DEFAULT_FIRST_BUCKET_BYTES
   double bucket_cap_bytes = 25.0 * (1 << 20);  // PyTorch DDP: bucket_cap_mb = 25
 };
@@ -76,16 +90,17 @@ struct LoweringOptions {
   DataParallel data_parallel;
 };
 
-// The buckets of gradient_buckets(): for each, the weights it holds (indices into
-// LoweredNetwork::weights, in the order they are added), given each weight's element count.
+// The buckets of the exchange: for each, the weights it holds (indices into
+// LoweredNetwork::weights, in the order they are added), given each weight's element count;
+// one weight per bucket unless the exchange is kBucketedAllReduce.
 std::vector<std::vector<std::size_t>> gradient_buckets(const std::vector<std::int64_t>& elements,
                                                        const DataParallel& dp);
 
-// One all-reduced bucket of a data-parallel step.
+// One exchanged bucket of a data-parallel step.
 struct GradientBucket {
   std::vector<std::size_t> weights;  // indices into LoweredNetwork::weights
   double bytes = 0;                  // fp32 gradient bytes
-  OpId op = kNoOp;                   // its all_reduce op
+  OpId op = kNoOp;                   // its exchange op
 };
 
 struct WeightTensor {
@@ -105,7 +120,8 @@ struct LoweredNetwork {
   Precision precision = Precision::kFp32;
   int accumulation_steps = 1;
   int replicas = 1;                     // data-parallel replicas the step was lowered for
-  std::vector<GradientBucket> buckets;  // their all-reduced gradient buckets (replicas > 1)
+  GradientExchange exchange = GradientExchange::kBucketedAllReduce;  // how, when replicas > 1
+  std::vector<GradientBucket> buckets;  // their exchanged gradient buckets (replicas > 1)
   // Ops [0, micro_batch_end) are the input copies, forward and backward of the first
   // micro-batch (the memory footprint counts these).
   OpId micro_batch_end = 0;

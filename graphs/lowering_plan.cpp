@@ -55,8 +55,9 @@ std::vector<std::vector<std::size_t>> gradient_buckets(const std::vector<std::in
                                                        const DataParallel& dp) {
   std::vector<std::vector<std::size_t>> buckets;
   double filled = 0;
+  const bool per_weight = dp.exchange != GradientExchange::kBucketedAllReduce;
   for (std::size_t j = elements.size(); j-- > 0;) {
-    if (buckets.empty() ||
+    if (buckets.empty() || per_weight ||
         filled >= (buckets.size() == 1 ? dp.first_bucket_bytes : dp.bucket_cap_bytes)) {
       buckets.emplace_back();
       filled = 0;

@@ -48,6 +48,7 @@ class Relowerer {
     records_.resize(plan_.records.size());
     out_.input_bytes = 0;
     out_.parameters = 0;
+    buckets_checked_ = false;
     using Kind = LoweringPlan::Step::Kind;
     for (const LoweringPlan::Step& s : plan_.steps) {
       bool ok = true;
@@ -107,10 +108,12 @@ class Relowerer {
     return 0;
   }
 
-  // Bucket b's all-reduce; false when the weights' sizes at this point fill the buckets
-  // differently (the structure changed).
+  // Bucket b's exchange; false when the weights' sizes at this point fill the buckets
+  // differently (the structure changed). The buckets are checked at the step's first exchange
+  // (one-weight buckets launch in the order their gradients complete, not bucket 0 first).
   bool all_reduce(std::size_t b, OpId op) {
-    if (b == 0) {
+    if (!buckets_checked_) {
+      buckets_checked_ = true;
       std::vector<std::int64_t> elements;
       for (const WeightTensor& w : out_.weights) elements.push_back(w.elements);
       const auto buckets = gradient_buckets(elements, plan_.options.data_parallel);
@@ -209,6 +212,7 @@ class Relowerer {
   const BoundNetwork& net_;
   LoweredNetwork& out_;
   OpGraph& graph_;
+  bool buckets_checked_ = false;  // the step's buckets compared with the plan's
   std::vector<TensorInfo>& slots_;
   std::vector<Scratch>& records_;
   std::vector<Operator>& spare_;

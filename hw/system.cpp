@@ -73,6 +73,23 @@ std::string_view collective_algorithm_choice_name(CollectiveAlgorithmChoice c) {
   return "?";
 }
 
+const std::vector<std::string>& variable_update_names() {
+  static const std::vector<std::string> kNames{"ddp", "replicated", "parameter-server-cpu",
+                                               "parameter-server-gpu"};
+  return kNames;
+}
+
+std::string_view variable_update_name(VariableUpdate v) {
+  return variable_update_names().at(static_cast<std::size_t>(v));
+}
+
+std::optional<VariableUpdate> parse_variable_update(std::string_view name) {
+  const auto& names = variable_update_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<VariableUpdate>(i);
+  return std::nullopt;
+}
+
 double RuntimeSpec::op_host_s(OpClass c, bool backward) const {
   const auto& o = ops[static_cast<std::size_t>(c)];
   if (!o) return dispatch_per_op_s;

@@ -147,9 +147,22 @@ struct OptimizerRuntime {
 // `assumptions` (not in RuntimeSpec::assumptions: a single-device prediction uses none).
 enum class CollectiveAlgorithmChoice { kAuto, kRing, kTree };
 std::string_view collective_algorithm_choice_name(CollectiveAlgorithmChoice c);
+// How data-parallel training exchanges its gradients (graphs::GradientExchange lowers them,
+// model/collective.h costs them): PyTorch DDP's bucketed all-reduce; TensorFlow 1.x's
+// replicated variables (one NCCL all-reduce per variable); TensorFlow 1.x's parameter server
+// with the variables on the host CPU or spread over the GPUs (--local_parameter_device).
+enum class VariableUpdate { kDdp, kReplicated, kParameterServerCpu, kParameterServerGpu };
+// The names, in the enum's order: "ddp", "replicated", "parameter-server-cpu",
+// "parameter-server-gpu".
+const std::vector<std::string>& variable_update_names();
+std::string_view variable_update_name(VariableUpdate v);
+// nullopt for a name not in variable_update_names().
+std::optional<VariableUpdate> parse_variable_update(std::string_view name);
+
 struct CollectiveSpec {
   std::string library;  // "nccl-2"; empty when not given
   CollectiveAlgorithmChoice algorithm = CollectiveAlgorithmChoice::kAuto;
+  VariableUpdate variable_update = VariableUpdate::kDdp;
   double step_latency_s = 0;    // time of one ring or tree step, its hop included
   double bucket_cap_bytes = 0;  // gradient bucket of data-parallel training
   std::string source;

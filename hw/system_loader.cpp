@@ -194,11 +194,14 @@ CollectiveSpec to_collectives(const Record& r) {
   c.algorithm = algorithm == "ring" ? CollectiveAlgorithmChoice::kRing
                                     : (algorithm == "tree" ? CollectiveAlgorithmChoice::kTree
                                                            : CollectiveAlgorithmChoice::kAuto);
+  c.variable_update = *parse_variable_update(r.text("variable_update"));  // the schema checked it
   c.step_latency_s = r.number("step_latency");
   c.bucket_cap_bytes = r.number("bucket_cap");
   c.source = r.text_or("source", "");
+  // The variable update is a choice of framework, stated by the prediction, not a number
+  // assumed.
   for (const Field& f : collectives_schema())
-    if (r.has(f.key) && r.value(f.key).defaulted)
+    if (f.key != "variable_update" && r.has(f.key) && r.value(f.key).defaulted)
       c.assumptions.push_back(
           fmt::format("{}.{} = {}: {}", r.path(), f.key, r.text(f.key), f.description));
   return c;

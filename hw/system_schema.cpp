@@ -155,6 +155,12 @@ const std::vector<Field>& collectives_schema() {
                      "PCIe, NCCL 2.0; an ASSUMPTION for NVLink and InfiniBand hops)")
           .non_negative()
           .def("9.2 us"),
+      enum_field("variable_update", variable_update_names(),
+                 "how data-parallel training exchanges gradients: ddp (PyTorch DDP, buckets "
+                 "all-reduced), replicated (TensorFlow 1.x, one NCCL all-reduce per variable), "
+                 "parameter-server-cpu or parameter-server-gpu (TensorFlow 1.x, variables on the "
+                 "host CPU or spread over the GPUs)")
+          .def("ddp"),
       quantity_field("bucket_cap", Dimension::kBytes,
                      "gradient bucket of data-parallel training (absent: 25 MiB, PyTorch DDP's "
                      "bucket_cap_mb default)")

@@ -188,36 +188,9 @@ std::string describe_bottleneck(const FlowStats& s, const hw::Path& p, const hw:
   return text + ")";
 }
 
-}  // namespace
-
-std::string_view collective_name(Collective c) {
-  switch (c) {
-    case Collective::kAllReduce:
-      return "all-reduce";
-    case Collective::kReduceScatter:
-      return "reduce-scatter";
-    case Collective::kAllGather:
-      return "all-gather";
-    case Collective::kBroadcast:
-      return "broadcast";
-  }
-  return "?";
-}
-
-std::string_view algorithm_name(CollectiveAlgorithm a) {
-  switch (a) {
-    case CollectiveAlgorithm::kRing:
-      return "ring";
-    case CollectiveAlgorithm::kTree:
-      return "tree";
-  }
-  return "?";
-}
-
-CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::string> given,
-                                 const hw::CollectiveSpec& spec)
-    : devices_(std::move(given)), choice_(spec.algorithm) {
-  const std::vector<std::string>& devices = devices_;
+// Throws UserError naming the system file and the devices unless `devices` are one or more
+// distinct devices of one model, all joined by links.
+void check_group(const hw::Topology& topology, const std::vector<std::string>& devices) {
   const std::string where =
       fmt::format("{}: system '{}'", topology.system_file(), topology.system_name());
   if (devices.empty()) throw UserError(where + ": a collective needs at least one device");
@@ -244,6 +217,41 @@ CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::
         "link to the system's `links`)",
         where, devices.front(), join(unreachable)));
 
+}
+
+}  // namespace
+
+std::string_view collective_name(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce:
+      return "all-reduce";
+    case Collective::kReduceScatter:
+      return "reduce-scatter";
+    case Collective::kAllGather:
+      return "all-gather";
+    case Collective::kBroadcast:
+      return "broadcast";
+  }
+  return "?";
+}
+
+std::string_view algorithm_name(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::kRing:
+      return "ring";
+    case CollectiveAlgorithm::kTree:
+      return "tree";
+    case CollectiveAlgorithm::kParameterServer:
+      return "parameter server";
+  }
+  return "?";
+}
+
+CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::string> given,
+                                 const hw::CollectiveSpec& spec)
+    : devices_(std::move(given)), choice_(spec.algorithm) {
+  const std::vector<std::string>& devices = devices_;
+  check_group(topology, devices);
   PathCache paths(topology);
   LinkShare share(topology);
 
@@ -383,6 +391,8 @@ CollectiveCost CollectiveGroup::cost(Collective c, double bytes) const {
 
 CollectiveCost CollectiveGroup::cost(Collective c, double bytes, CollectiveAlgorithm a) const {
   const int p = size();
+  if (a == CollectiveAlgorithm::kParameterServer)
+    throw InternalError("CollectiveGroup::cost: the parameter server is ParameterServer's");
   if (p < 2 || bytes <= 0) return CollectiveCost{0, CollectiveAlgorithm::kRing, 0, 0, 0};
   const bool tree = a == CollectiveAlgorithm::kTree &&
                     (c == Collective::kAllReduce || c == Collective::kBroadcast);
@@ -425,6 +435,78 @@ CollectiveCost CollectiveGroup::cost(Collective c, double bytes, CollectiveAlgor
 
 std::string CollectiveGroup::route() const {
   return tree_route_.empty() ? ring_route_ : ring_route_ + "; " + tree_route_;
+}
+
+ParameterServer::ParameterServer(const hw::Topology& topology, const hw::SystemSpec& system,
+                                 const std::vector<std::string>& devices, bool on_gpus)
+    : p_(static_cast<int>(devices.size())), on_gpus_(on_gpus) {
+  check_group(topology, devices);
+  PathCache paths(topology);
+  LinkShare share(topology);
+  std::vector<const hw::Path*> in, out;
+  if (on_gpus) {
+    server_ = "the GPUs";
+    for (const std::string& from : devices)
+      for (const std::string& to : devices)
+        if (from != to) in.push_back(&paths.get(from, to));
+    out = in;
+    memory_ = system.device(topology.vertex(devices.front()).device).memory.bandwidth_bytes_per_s;
+  } else {
+    const hw::TopologyVertex& first = topology.vertex(devices.front());
+    const hw::DeviceSpec* host = system.host_of(first.device);
+    if (host == nullptr)
+      throw UserError(fmt::format(
+          "{}: system '{}' has no CPU to hold a parameter server's variables (use "
+          "parameter-server-gpu)",
+          topology.system_file(), topology.system_name()));
+    server_ = topology.vertex_name(std::max(first.node, 0), host->name);
+    for (const std::string& d : devices) {
+      in.push_back(&paths.get(d, server_));  // UserError when no link joins them
+      out.push_back(&paths.get(server_, d));
+    }
+    memory_ = host->memory.bandwidth_bytes_per_s;
+  }
+  const FlowStats in_s = share.evaluate(in);
+  const FlowStats out_s = share.evaluate(out);
+  in_ = p_ < 2 ? kInf : in_s.rate;
+  out_ = p_ < 2 ? kInf : out_s.rate;
+  latency_ = std::max(in_s.latency, out_s.latency);
+  if (p_ < 2) {
+    route_ = fmt::format("one device ({}): no transfers", devices.front());
+  } else if (on_gpus) {
+    route_ = fmt::format(
+        "parameter server on the GPUs (variables spread by size): all-to-all bottleneck {}, "
+        "copy setup {}, sum at {}",
+        describe_bottleneck(in_s, *in[in_s.slowest], topology), time_text(latency_),
+        bandwidth_text(memory_));
+  } else {
+    route_ = fmt::format(
+        "parameter server on {}: gradients in, bottleneck {}; variables out, bottleneck {}; copy "
+        "setup {}, sum at {}",
+        server_, describe_bottleneck(in_s, *in[in_s.slowest], topology),
+        describe_bottleneck(out_s, *out[out_s.slowest], topology), time_text(latency_),
+        bandwidth_text(memory_));
+  }
+  std::set<std::string> noted;
+  for (const auto* flows : {&in, &out})
+    for (const hw::Path* f : *flows)
+      for (const hw::PathHop& h : f->hops) {
+        const std::string line = topology.p2p_assumption(h.link);
+        if (!line.empty() && noted.insert(line).second) assumptions_.push_back(line);
+      }
+}
+
+CollectiveCost ParameterServer::cost(double bytes) const {
+  CollectiveCost k;
+  k.algorithm = CollectiveAlgorithm::kParameterServer;
+  if (p_ < 2 || bytes <= 0) return k;
+  const double p = p_;
+  k.steps = 2;
+  k.step_latency_s = latency_;
+  k.bandwidth_bytes_per_s = std::min(in_, out_);
+  k.time_s = on_gpus_ ? 2 * latency_ + 2 * bytes / (p * in_) + (p + 1) * bytes / (p * memory_)
+                      : 2 * latency_ + bytes / in_ + (p + 1) * bytes / memory_ + bytes / out_;
+  return k;
 }
 
 }  // namespace amdahl::model

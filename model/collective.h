@@ -38,6 +38,28 @@
 //
 // auto (the spec's algorithm): the faster of the two for that collective and size, ring on a
 // tie; `ring` or `tree` forces one.
+//
+// Parameter server (TensorFlow 1.x, tf_cnn_benchmarks --variable_update=parameter_server; not a
+// collective NCCL runs). One exchange per variable of S bytes (its fp32 gradient, the size of
+// the variable): every replica copies its gradient to the variable's parameter device, which
+// sums them (TensorFlow applies the update there too; amdahl costs the update where the lowered
+// step has it, on each replica), and every replica copies the variable back. TensorFlow's
+// Send/Recv are copies, so each leg pays a copy's setup, a: the largest latency (the link
+// files' `latency`, summed along a path) of the legs' paths. Transfers that run at once share
+// links as the ring's hops do. M: the parameter device's memory bandwidth; the sum reads p
+// gradients and writes one.
+//   On the host CPU (--local_parameter_device=cpu), the CPU that drives the first replica: the
+//   p gradients go to it at once (the slowest at B_in), the p variables come back at once
+//   (B_out):
+//     time = 2 a + S/B_in + (p+1) S/M + S/B_out
+//   On the GPUs (--local_parameter_device=gpu): the variables are spread over the replicas by
+//   size, least-loaded first, so the exchanges of all variables together load every replica's
+//   links alike, as an all-to-all in which each of the p(p-1) ordered pairs moves at B_pair (all
+//   at once); each variable is charged its share of that all-to-all, (p-1) S of p(p-1) B_pair
+//   each way, and of the p parameter devices' sums, which run side by side:
+//     time = 2 a + 2 S/(p B_pair) + (p+1) S/(p M)
+// The exchanges run one after another on the collective stream; TensorFlow's executor may
+// overlap those of different variables, which share the same links.
 
 #include <string>
 #include <string_view>
@@ -49,17 +71,18 @@
 namespace amdahl::model {
 
 enum class Collective { kAllReduce, kReduceScatter, kAllGather, kBroadcast };
-enum class CollectiveAlgorithm { kRing, kTree };
+// kParameterServer: TensorFlow's parameter server (ParameterServer), not an NCCL algorithm.
+enum class CollectiveAlgorithm { kRing, kTree, kParameterServer };
 
 std::string_view collective_name(Collective c);          // "all-reduce", ...
-std::string_view algorithm_name(CollectiveAlgorithm a);  // "ring", "tree"
+std::string_view algorithm_name(CollectiveAlgorithm a);  // "ring", "tree", "parameter server"
 
 struct CollectiveCost {
   double time_s = 0;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
-  int steps = 0;                     // latency terms: 2(p-1), p-1, 2 depth or depth
+  int steps = 0;                     // latency terms: 2(p-1), p-1, 2 depth, depth; 2 legs
   double step_latency_s = 0;         // a or a_tree
-  double bandwidth_bytes_per_s = 0;  // B or B_tree (0 when nothing moves)
+  double bandwidth_bytes_per_s = 0;  // B, B_tree, min(B_in, B_out) or B_pair (0: nothing moves)
 };
 
 class CollectiveGroup {
@@ -109,6 +132,38 @@ class CollectiveGroup {
   hw::CollectiveAlgorithmChoice choice_ = hw::CollectiveAlgorithmChoice::kAuto;
   std::string ring_route_;
   std::string tree_route_;
+  std::vector<std::string> assumptions_;
+};
+
+class ParameterServer {
+ public:
+  // devices: the replicas (hw::data_parallel_devices' result), checked as CollectiveGroup
+  // checks them. on_gpus: the variables spread over the replicas; else on the host CPU of the
+  // first (hw::SystemSpec::host_of). Throws UserError naming the system file when the system
+  // has no CPU, or no chain of links joins it to a replica.
+  ParameterServer(const hw::Topology& topology, const hw::SystemSpec& system,
+                  const std::vector<std::string>& devices, bool on_gpus);
+
+  // One variable's exchange of `bytes`; zero for one replica or 0 bytes.
+  CollectiveCost cost(double bytes) const;
+
+  double leg_latency() const { return latency_; }              // a
+  double in_bandwidth() const { return in_; }                  // B_in, or B_pair
+  double out_bandwidth() const { return out_; }                // B_out, or B_pair
+  double memory_bandwidth() const { return memory_; }          // M
+  const std::string& server() const { return server_; }        // "cpu0", or "the GPUs"
+  std::string route() const { return route_; }                 // one line a user reads
+  const std::vector<std::string>& assumptions() const { return assumptions_; }
+
+ private:
+  int p_ = 1;
+  bool on_gpus_ = false;
+  double latency_ = 0;
+  double in_ = 0;
+  double out_ = 0;
+  double memory_ = 0;
+  std::string server_;
+  std::string route_;
   std::vector<std::string> assumptions_;
 };
 

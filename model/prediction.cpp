@@ -103,9 +103,43 @@ class CostMemo {
 struct DataParallelGroup {
   hw::Topology topology;
   CollectiveGroup group;
-  DataParallelGroup(const hw::SystemSpec& system, int replicas)
+  std::optional<ParameterServer> parameter_server;  // when the step's exchange is one
+  hw::VariableUpdate variable_update = hw::VariableUpdate::kDdp;  // as the step was lowered
+  DataParallelGroup(const hw::SystemSpec& system, const graphs::LoweredNetwork& net)
       : topology(system),
-        group(topology, hw::data_parallel_devices(system, replicas), system.runtime.collectives) {}
+        group(topology, hw::data_parallel_devices(system, net.replicas),
+              system.runtime.collectives) {
+    switch (net.exchange) {
+      case graphs::GradientExchange::kBucketedAllReduce:
+        variable_update = hw::VariableUpdate::kDdp;
+        break;
+      case graphs::GradientExchange::kAllReduce:
+        variable_update = hw::VariableUpdate::kReplicated;
+        break;
+      case graphs::GradientExchange::kParameterServer: {
+        const bool on_gpus =
+            system.runtime.collectives.variable_update == hw::VariableUpdate::kParameterServerGpu;
+        variable_update = on_gpus ? hw::VariableUpdate::kParameterServerGpu
+                                  : hw::VariableUpdate::kParameterServerCpu;
+        parameter_server.emplace(topology, system, group.devices(), on_gpus);
+        break;
+      }
+    }
+  }
+  // One exchange op's cost (graphs::kAllReduceKind or graphs::kParameterServerKind).
+  CollectiveCost cost(const graphs::Operator& op) const {
+    if (op.kind == graphs::kParameterServerKind) {
+      if (!parameter_server)
+        throw InternalError(fmt::format("op '{}': a parameter server exchange in a step lowered "
+                                        "for all-reduces",
+                                        op.name));
+      return parameter_server->cost(op.bytes_written);
+    }
+    return group.cost(Collective::kAllReduce, op.bytes_written);
+  }
+  std::string route() const {
+    return parameter_server ? parameter_server->route() : group.route();
+  }
 };
 
 CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
@@ -134,7 +168,7 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
           "data parallelism (--gpus {}) runs on accelerators; placement '{}' puts every op on "
           "the host",
           net.replicas, placement_text(options.placement)));
-    st.data_parallel = std::make_shared<const DataParallelGroup>(system, net.replicas);
+    st.data_parallel = std::make_shared<const DataParallelGroup>(system, net);
   }
   std::vector<bool> on_device(n);
   for (graphs::OpId id = 0; id < n; ++id) on_device[id] = pl.side[id] != Side::kHost;
@@ -188,8 +222,7 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
     if (op.op_class == graphs::OpClass::kCommunication) {
       if (!st.data_parallel)
         throw InternalError(fmt::format("op '{}': a collective in a step of one replica", op.name));
-      const CollectiveCost c =
-          st.data_parallel->group.cost(Collective::kAllReduce, op.bytes_written);
+      const CollectiveCost c = st.data_parallel->cost(op);
       OpCost& cost = in.costs[id];
       cost.time_s = c.time_s;
       cost.latency_s = c.steps * c.step_latency_s;
@@ -267,15 +300,40 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
   }
   if (st.data_parallel) {
     const DataParallelGroup& dp = *st.data_parallel;
-    a.push_back(fmt::format(
-        "data parallel over {} GPUs ({}): gradients all-reduced in {} buckets as PyTorch DDP "
-        "does (first {}, then {}), on a stream of their own beside the compute stream; NCCL's "
-        "kernels are assumed not to slow the compute kernels they overlap",
-        net.replicas, dp.group.route(), net.buckets.size(),
-        hw::format_quantity(net.buckets.empty() ? 0 : net.buckets.front().bytes,
-                            hw::Dimension::kBytes),
-        hw::format_quantity(rt.collectives.bucket_cap_bytes, hw::Dimension::kBytes)));
-    a.insert(a.end(), dp.group.assumptions().begin(), dp.group.assumptions().end());
+    const std::string stream =
+        "on a stream of their own beside the compute stream, one after another";
+    switch (net.exchange) {
+      case graphs::GradientExchange::kBucketedAllReduce:
+        a.push_back(fmt::format(
+            "data parallel over {} GPUs ({}): gradients all-reduced in {} buckets as PyTorch DDP "
+            "does (first {}, then {}), {}; NCCL's kernels are assumed not to slow the compute "
+            "kernels they overlap",
+            net.replicas, dp.route(), net.buckets.size(),
+            hw::format_quantity(net.buckets.empty() ? 0 : net.buckets.front().bytes,
+                                hw::Dimension::kBytes),
+            hw::format_quantity(rt.collectives.bucket_cap_bytes, hw::Dimension::kBytes), stream));
+        break;
+      case graphs::GradientExchange::kAllReduce:
+        a.push_back(fmt::format(
+            "data parallel over {} GPUs ({}): {} gradients all-reduced one variable at a time as "
+            "TensorFlow 1.x's replicated variables with NCCL do (no gradient repacking), each "
+            "once its gradient is complete, {}; NCCL's kernels are assumed not to slow the "
+            "compute kernels they overlap",
+            net.replicas, dp.route(), net.buckets.size(), stream));
+        break;
+      case graphs::GradientExchange::kParameterServer:
+        a.push_back(fmt::format(
+            "data parallel over {} GPUs ({}): {} gradients exchanged one variable at a time with "
+            "TensorFlow 1.x's parameter server on {}, each once its gradient is complete, {}; "
+            "the update is costed on each GPU (TensorFlow runs it once, on the parameter "
+            "device) and the variables' copies back at the end of the step (TensorFlow reads "
+            "them as the next step's forward pass needs them)",
+            net.replicas, dp.route(), net.buckets.size(), dp.parameter_server->server(), stream));
+        break;
+    }
+    const auto& extra =
+        dp.parameter_server ? dp.parameter_server->assumptions() : dp.group.assumptions();
+    a.insert(a.end(), extra.begin(), extra.end());
   }
   if (!rt.calibrated)
     a.push_back(fmt::format("uncalibrated: runtime {} (dispatch {} per op)", rt.name,
@@ -414,14 +472,15 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
     Communication& c = p.communication;
     c.gpus = net.replicas;
     c.devices = st.data_parallel->group.devices();
-    c.route = st.data_parallel->group.route();
+    c.variable_update = st.data_parallel->variable_update;
+    c.route = st.data_parallel->route();
     c.buckets = net.buckets.size();
     std::map<std::string, int> algorithms;
     for (const graphs::GradientBucket& b : net.buckets) {
       c.bytes += b.bytes;
       c.busy_s += costs[b.op].time_s;
       ++algorithms[std::string(
-          algorithm_name(st.data_parallel->group.cost(Collective::kAllReduce, b.bytes).algorithm))];
+          algorithm_name(st.data_parallel->cost(net.graph.op(b.op)).algorithm))];
     }
     for (const auto& [name, count] : algorithms)
       c.algorithms += fmt::format("{}{} ({})", c.algorithms.empty() ? "" : ", ", name, count);

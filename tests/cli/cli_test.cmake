@@ -103,8 +103,17 @@ expect_run(0 "step time" predict --graph ${FIXTURES}/graphs/dead_branch.yaml)
 expect_run(0 "step time" predict --graph ${FIXTURES}/graphs/dead_branch.yaml --accumulate 2)
 # Data-parallel training (docs/architecture.md "Data-parallel training").
 expect_run(0 "batch 64 per GPU x 4 GPUs" breakdown --model resnet50 --system dgx1-p100 --gpus 4)
-expect_run(0 "communication (4 GPUs: gpu0, gpu1, gpu2, gpu3)" predict --model resnet50
-           --system minsky --gpus 4)
+expect_run(0 "communication (4 GPUs: gpu0, gpu1, gpu2, gpu3; variable update ddp)" predict
+           --model resnet50 --system minsky --gpus 4)
+# TensorFlow 1.x's variable updates (model/collective.h "Parameter server").
+expect_run(0 "161 variables, 102.2 MB exchanged per step (parameter server (161))" breakdown
+           --model resnet50 --system minsky --gpus 4 --variable-update parameter-server-cpu)
+expect_run(0 "route: parameter server on the GPUs" predict --model resnet50 --system dgx1-p100
+           --gpus 8 --variable-update parameter-server-gpu)
+expect_run(0 "\"variable_update\": \"replicated\"" predict --model autoenc --system dgx1-p100
+           --gpus 2 --variable-update replicated --format json)
+expect_run(2 "--variable-update: ps not in {ddp,replicated,parameter-server-cpu" predict
+           --model resnet50 --system minsky --gpus 2 --variable-update ps)
 expect_run(0 "gpus,batch,step_time_s,samples_per_s,speedup,scaling_efficiency" sweep
            --model autoenc --system dgx1-p100 --vary gpus=1,2)
 expect_run(0 "\"exposed_s\"" predict --model autoenc --system dgx1-cluster --gpus 16 --format json)

@@ -117,6 +117,45 @@ TEST_CASE("data parallel: one all-reduce per bucket, launched during the backwar
     }
 }
 
+TEST_CASE("data parallel, TensorFlow's variable updates: one exchange per variable, launched "
+          "as its gradient completes",
+          "[graphs][data_parallel]") {
+  const auto [exchange, kind] =
+      GENERATE(std::make_pair(GradientExchange::kAllReduce, std::string("all_reduce")),
+               std::make_pair(GradientExchange::kParameterServer, std::string("parameter_server")));
+  LoweringOptions o = ddp(4);  // the caps do not apply: one bucket per variable
+  o.data_parallel.exchange = exchange;
+  const LoweredNetwork n = lower(mlp(), o);
+  const LoweredNetwork one = lower(mlp(), ddp(1));
+  CHECK(n.exchange == exchange);
+  const auto ex = ops_of_kind(n, kind);
+  REQUIRE(ex.size() == n.weights.size());
+  REQUIRE(n.buckets.size() == n.weights.size());
+  CHECK(n.graph.size() == one.graph.size() + n.weights.size());
+  for (std::size_t b = 0; b < n.buckets.size(); ++b) {
+    const std::size_t j = n.weights.size() - 1 - b;  // reverse weight order
+    const WeightTensor& w = n.weights[j];
+    INFO(w.layer << "." << w.name);
+    CHECK(n.buckets[b].weights == std::vector<std::size_t>{j});
+    CHECK(n.buckets[b].bytes == 4.0 * static_cast<double>(w.elements));
+    const OpId op = n.buckets[b].op;
+    CHECK(n.graph.op(op).name == w.layer + "." + w.name + "." + kind);
+    CHECK(n.graph.op(op).op_class == OpClass::kCommunication);
+    CHECK(n.graph.op(op).bytes_written == n.buckets[b].bytes);
+    // Its one input is the variable's gradient, and it follows its layer's backward ops with
+    // only other exchanges between: launched as soon as the gradient is complete (once the
+    // layer's backward, which computes it, is issued).
+    const auto preds = n.graph.predecessors(op);
+    REQUIRE(preds.size() == 1);
+    for (OpId between = preds.front() + 1; between < op; ++between)
+      CHECK((n.graph.op(between).op_class == OpClass::kCommunication ||
+             n.graph.op(between).layer == w.layer));
+    // The update reads the exchanged gradient.
+    CHECK(n.graph.predecessors(op_named(n, w.layer + "." + w.name + ".update")) ==
+          std::vector<OpId>{op});
+  }
+}
+
 TEST_CASE("data parallel with accumulation: buckets all-reduce the summed gradients once",
           "[graphs][data_parallel]") {
   LoweringOptions o = ddp(2);

@@ -63,6 +63,7 @@ void require_same(const LoweredNetwork& got, const LoweredNetwork& want) {
   }
   CHECK(got.parameters == want.parameters);
   CHECK(got.replicas == want.replicas);
+  CHECK(got.exchange == want.exchange);
   REQUIRE(got.buckets.size() == want.buckets.size());
   for (std::size_t b = 0; b < want.buckets.size(); ++b) {
     CHECK(got.buckets[b].weights == want.buckets[b].weights);
@@ -136,6 +137,22 @@ TEST_CASE("PointLowering: mixed precision, accumulation and a fused optimizer re
   INFO(name << ", " << options.data_parallel.replicas << " replicas");
   PointLowering points(net, options);
   for (std::int64_t batch : {4, 5, 16}) {
+    const Bindings point{{"batch", batch}};
+    require_same(points.at(point), lower(bind_sizes(*net, point), options));
+  }
+  CHECK(points.full_lowerings() == 1);
+}
+
+TEST_CASE("PointLowering: one exchange per variable re-evaluates too",
+          "[graphs][point_lowering]") {
+  // The variables' exchanges launch as their gradients complete, not in bucket order.
+  const auto net = std::make_shared<const Network>(load_zoo_network("resnet18"));
+  LoweringOptions options;
+  options.data_parallel.replicas = 4;
+  options.data_parallel.exchange =
+      GENERATE(GradientExchange::kAllReduce, GradientExchange::kParameterServer);
+  PointLowering points(net, options);
+  for (std::int64_t batch : {4, 16}) {
     const Bindings point{{"batch", batch}};
     require_same(points.at(point), lower(bind_sizes(*net, point), options));
   }

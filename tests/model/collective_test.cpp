@@ -112,6 +112,56 @@ TEST_CASE("collective: ring and tree through a hub whose links the tree shares",
   CHECK_THAT(g.route(), Contains("tree depth 2") && Contains("shared by 2 transfers"));
 }
 
+TEST_CASE("parameter server: on the hub CPU and spread over the GPUs of a star", "[collective]") {
+  // star4 (above): d0..d3 each linked to the CPU `hub`, 10 GB/s and 1 us per link.
+  // On the CPU (hub, the host of d0): the four gradients go in at once, each on its own link
+  // (B_in = 10 GB/s), the four variables come out the same way (B_out = 10 GB/s); a = 1 us (one
+  // link); the hub sums at M = 20 GB/s (framework_cpu.yaml), reading 4 S and writing S.
+  const hw::SystemSpec s = toy("star4.yaml");
+  const hw::Topology t(s);
+  const std::vector<std::string> devices = hw::data_parallel_devices(s, 4);
+  const double p = 4, S = 100e6;
+  const model::ParameterServer cpu(t, s, devices, false);
+  const double B = 10e9, a = 1e-6, M_cpu = 20e9;
+  CHECK(cpu.server() == "hub");
+  CHECK(cpu.in_bandwidth() == Approx(B).epsilon(kRel));
+  CHECK(cpu.out_bandwidth() == Approx(B).epsilon(kRel));
+  CHECK(cpu.leg_latency() == Approx(a).epsilon(kRel));
+  const auto c = cpu.cost(S);
+  CHECK(c.time_s == Approx(2 * a + S / B + (p + 1) * S / M_cpu + S / B).epsilon(kRel));
+  CHECK(c.algorithm == CollectiveAlgorithm::kParameterServer);
+  CHECK(c.steps == 2);
+  CHECK_THAT(cpu.route(), Contains("parameter server on hub"));
+
+  // On the GPUs: all 12 ordered pairs at once, di > hub > dj; each link carries 3 transfers
+  // each way, so B_pair = 10/3 GB/s; a = 2 us (two links); each GPU sums at 732 GB/s
+  // (valid_device.yaml). A variable is charged (p-1) S of the p(p-1) B_pair each way and a
+  // p-th of a sum.
+  const model::ParameterServer gpus(t, s, devices, true);
+  const double B_pair = 10e9 / 3, a_pair = 2e-6, M_gpu = 732e9;
+  CHECK(gpus.in_bandwidth() == Approx(B_pair).epsilon(kRel));
+  CHECK(gpus.leg_latency() == Approx(a_pair).epsilon(kRel));
+  CHECK(gpus.cost(S).time_s ==
+        Approx(2 * a_pair + 2 * S / (p * B_pair) + (p + 1) * S / (p * M_gpu)).epsilon(kRel));
+  CHECK_THAT(gpus.route(), Contains("shared by 3 transfers"));
+
+  // One replica, or nothing to move: no time.
+  CHECK(model::ParameterServer(t, s, {"d0"}, false).cost(S).time_s == 0);
+  CHECK(cpu.cost(0).time_s == 0);
+}
+
+TEST_CASE("parameter server: a system without a CPU is a located error", "[collective]") {
+  const hw::SystemSpec s = toy("ring4.yaml");
+  const hw::Topology t(s);
+  try {
+    model::ParameterServer ps(t, s, {"d0", "d1"}, false);
+    FAIL("expected an error");
+  } catch (const UserError& e) {
+    CHECK_THAT(e.what(), Contains("ring4.yaml") && Contains("no CPU") &&
+                             Contains("parameter-server-gpu"));
+  }
+}
+
 TEST_CASE("collective: two nodes, a ring that enters and leaves each node once", "[collective]") {
   // two_nodes: per node cpu0, g0, g1; cpu0-g* 10 GB/s 1 us; g0-g1 p2p 16 GB/s 2 us; one NIC
   // (p2p 16 GB/s, 2 us) from cpu0 to the fabric; algorithm ring, step_latency 3 us.

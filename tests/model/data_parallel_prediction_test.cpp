@@ -20,10 +20,13 @@ namespace {
 
 constexpr double kRel = 1e-9;  // sums of the same doubles in another order
 
-graphs::LoweredNetwork lowered(const std::string& model, std::int64_t batch, int replicas) {
+graphs::LoweredNetwork lowered(
+    const std::string& model, std::int64_t batch, int replicas,
+    graphs::GradientExchange exchange = graphs::GradientExchange::kBucketedAllReduce) {
   const graphs::Network net = graphs::load_zoo_network(model);
   graphs::LoweringOptions o;
   o.data_parallel.replicas = replicas;
+  o.data_parallel.exchange = exchange;
   return graphs::lower(graphs::bind_sizes(net, {{"batch", batch}}), o);
 }
 
@@ -62,6 +65,44 @@ TEST_CASE("data-parallel prediction: buckets cost the collective's all-reduce",
     CHECK(p.communication.exposed_s < 0.5 * p.communication.busy_s);
     CHECK(p.by_bound.at("interconnect") == Approx(p.communication.exposed_s).epsilon(kRel));
     CHECK(p.samples_per_s == Approx(gpus * 32 / p.step_time_s).epsilon(kRel));
+  }
+}
+
+TEST_CASE("data-parallel prediction: TensorFlow's variable updates cost one exchange per variable",
+          "[model][data_parallel]") {
+  hw::SystemSpec s = hw::load_system("minsky");
+  const hw::Topology t(s);
+  const std::vector<std::string> devices = hw::data_parallel_devices(s, 4);
+  // Replicated: each variable all-reduced by the collective group.
+  {
+    s.runtime.collectives.variable_update = hw::VariableUpdate::kReplicated;
+    const graphs::LoweredNetwork net =
+        lowered("resnet50", 32, 4, graphs::GradientExchange::kAllReduce);
+    const Prediction p = run(net, s, 32);
+    const CollectiveGroup g(t, devices, s.runtime.collectives);
+    double busy = 0;
+    for (const auto& b : net.buckets) busy += g.cost(Collective::kAllReduce, b.bytes).time_s;
+    CHECK(p.communication.variable_update == hw::VariableUpdate::kReplicated);
+    CHECK(p.communication.buckets == net.weights.size());
+    CHECK(p.communication.busy_s == Approx(busy).epsilon(kRel));
+    CHECK(p.communication.bytes == Approx(4.0 * static_cast<double>(net.parameters)));
+  }
+  // Parameter server on the CPU or on the GPUs: each variable's exchange as ParameterServer
+  // costs it; the step states where the variables live.
+  for (const bool on_gpus : {false, true}) {
+    INFO(on_gpus);
+    s.runtime.collectives.variable_update = on_gpus ? hw::VariableUpdate::kParameterServerGpu
+                                                    : hw::VariableUpdate::kParameterServerCpu;
+    const graphs::LoweredNetwork net =
+        lowered("resnet50", 32, 4, graphs::GradientExchange::kParameterServer);
+    const Prediction p = run(net, s, 32);
+    const ParameterServer ps(t, s, devices, on_gpus);
+    double busy = 0;
+    for (const auto& b : net.buckets) busy += ps.cost(b.bytes).time_s;
+    CHECK(p.communication.variable_update == s.runtime.collectives.variable_update);
+    CHECK(p.communication.busy_s == Approx(busy).epsilon(kRel));
+    CHECK(p.communication.exposed_s <= p.communication.busy_s * (1 + kRel));
+    CHECK_THAT(p.communication.route, Contains(on_gpus ? "on the GPUs" : "on cpu0"));
   }
 }
 
