@@ -42,7 +42,7 @@ struct WorkloadOptions {
   bool inputs_on_device = false;  // --inputs-on-device
   int gpus = 1;                   // --gpus: data-parallel replicas (graphs::DataParallel)
   std::optional<std::int64_t> global_batch;  // --global-batch: split over the GPUs
-  std::string variable_update;  // --variable-update: empty for the system runtime's
+  std::string variable_update;               // --variable-update: empty for the system runtime's
 };
 
 // Declares the options on `cmd`. `with_system` false for commands without a system

@@ -119,7 +119,7 @@ struct LoweredNetwork {
   Mode mode = Mode::kTrain;
   Precision precision = Precision::kFp32;
   int accumulation_steps = 1;
-  int replicas = 1;                     // data-parallel replicas the step was lowered for
+  int replicas = 1;  // data-parallel replicas the step was lowered for
   GradientExchange exchange = GradientExchange::kBucketedAllReduce;  // how, when replicas > 1
   std::vector<GradientBucket> buckets;  // their exchanged gradient buckets (replicas > 1)
   // Ops [0, micro_batch_end) are the input copies, forward and backward of the first

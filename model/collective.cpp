@@ -216,7 +216,6 @@ void check_group(const hw::Topology& topology, const std::vector<std::string>& d
         "{}: no chain of links joins {} to {} (a collective needs every device reachable; add a "
         "link to the system's `links`)",
         where, devices.front(), join(unreachable)));
-
 }
 
 }  // namespace
@@ -455,10 +454,10 @@ ParameterServer::ParameterServer(const hw::Topology& topology, const hw::SystemS
     const hw::TopologyVertex& first = topology.vertex(devices.front());
     const hw::DeviceSpec* host = system.host_of(first.device);
     if (host == nullptr)
-      throw UserError(fmt::format(
-          "{}: system '{}' has no CPU to hold a parameter server's variables (use "
-          "parameter-server-gpu)",
-          topology.system_file(), topology.system_name()));
+      throw UserError(
+          fmt::format("{}: system '{}' has no CPU to hold a parameter server's variables (use "
+                      "parameter-server-gpu)",
+                      topology.system_file(), topology.system_name()));
     server_ = topology.vertex_name(std::max(first.node, 0), host->name);
     for (const std::string& d : devices) {
       in.push_back(&paths.get(d, server_));  // UserError when no link joins them

@@ -147,12 +147,12 @@ class ParameterServer {
   // One variable's exchange of `bytes`; zero for one replica or 0 bytes.
   CollectiveCost cost(double bytes) const;
 
-  double leg_latency() const { return latency_; }              // a
-  double in_bandwidth() const { return in_; }                  // B_in, or B_pair
-  double out_bandwidth() const { return out_; }                // B_out, or B_pair
-  double memory_bandwidth() const { return memory_; }          // M
-  const std::string& server() const { return server_; }        // "cpu0", or "the GPUs"
-  std::string route() const { return route_; }                 // one line a user reads
+  double leg_latency() const { return latency_; }        // a
+  double in_bandwidth() const { return in_; }            // B_in, or B_pair
+  double out_bandwidth() const { return out_; }          // B_out, or B_pair
+  double memory_bandwidth() const { return memory_; }    // M
+  const std::string& server() const { return server_; }  // "cpu0", or "the GPUs"
+  std::string route() const { return route_; }           // one line a user reads
   const std::vector<std::string>& assumptions() const { return assumptions_; }
 
  private:

@@ -103,7 +103,7 @@ class CostMemo {
 struct DataParallelGroup {
   hw::Topology topology;
   CollectiveGroup group;
-  std::optional<ParameterServer> parameter_server;  // when the step's exchange is one
+  std::optional<ParameterServer> parameter_server;                // when the step's exchange is one
   hw::VariableUpdate variable_update = hw::VariableUpdate::kDdp;  // as the step was lowered
   DataParallelGroup(const hw::SystemSpec& system, const graphs::LoweredNetwork& net)
       : topology(system),
@@ -130,16 +130,15 @@ struct DataParallelGroup {
   CollectiveCost cost(const graphs::Operator& op) const {
     if (op.kind == graphs::kParameterServerKind) {
       if (!parameter_server)
-        throw InternalError(fmt::format("op '{}': a parameter server exchange in a step lowered "
-                                        "for all-reduces",
-                                        op.name));
+        throw InternalError(
+            fmt::format("op '{}': a parameter server exchange in a step lowered "
+                        "for all-reduces",
+                        op.name));
       return parameter_server->cost(op.bytes_written);
     }
     return group.cost(Collective::kAllReduce, op.bytes_written);
   }
-  std::string route() const {
-    return parameter_server ? parameter_server->route() : group.route();
-  }
+  std::string route() const { return parameter_server ? parameter_server->route() : group.route(); }
 };
 
 CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,

@@ -58,11 +58,11 @@ struct Communication {
   hw::VariableUpdate variable_update = hw::VariableUpdate::kDdp;
   std::vector<std::string> devices;  // the replicas' devices
   std::string route;                 // the collective's ring or tree, as a line
-  std::size_t buckets = 0;  // exchanges: DDP's buckets, or one per variable
-  double bytes = 0;         // exchanged per step (fp32 gradients)
-  double busy_s = 0;        // the exchanges' total time
-  double exposed_s = 0;    // their time on the critical path
-  std::string algorithms;  // the algorithm of each size class, e.g. "ring (12), tree (1)"
+  std::size_t buckets = 0;           // exchanges: DDP's buckets, or one per variable
+  double bytes = 0;                  // exchanged per step (fp32 gradients)
+  double busy_s = 0;                 // the exchanges' total time
+  double exposed_s = 0;              // their time on the critical path
+  std::string algorithms;            // the algorithm of each size class, e.g. "ring (12), tree (1)"
 };
 
 struct Prediction {

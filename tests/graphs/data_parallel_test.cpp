@@ -117,9 +117,10 @@ TEST_CASE("data parallel: one all-reduce per bucket, launched during the backwar
     }
 }
 
-TEST_CASE("data parallel, TensorFlow's variable updates: one exchange per variable, launched "
-          "as its gradient completes",
-          "[graphs][data_parallel]") {
+TEST_CASE(
+    "data parallel, TensorFlow's variable updates: one exchange per variable, launched "
+    "as its gradient completes",
+    "[graphs][data_parallel]") {
   const auto [exchange, kind] =
       GENERATE(std::make_pair(GradientExchange::kAllReduce, std::string("all_reduce")),
                std::make_pair(GradientExchange::kParameterServer, std::string("parameter_server")));

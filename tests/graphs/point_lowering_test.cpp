@@ -143,8 +143,7 @@ TEST_CASE("PointLowering: mixed precision, accumulation and a fused optimizer re
   CHECK(points.full_lowerings() == 1);
 }
 
-TEST_CASE("PointLowering: one exchange per variable re-evaluates too",
-          "[graphs][point_lowering]") {
+TEST_CASE("PointLowering: one exchange per variable re-evaluates too", "[graphs][point_lowering]") {
   // The variables' exchanges launch as their gradients complete, not in bucket order.
   const auto net = std::make_shared<const Network>(load_zoo_network("resnet18"));
   LoweringOptions options;

@@ -157,8 +157,8 @@ TEST_CASE("parameter server: a system without a CPU is a located error", "[colle
     model::ParameterServer ps(t, s, {"d0", "d1"}, false);
     FAIL("expected an error");
   } catch (const UserError& e) {
-    CHECK_THAT(e.what(), Contains("ring4.yaml") && Contains("no CPU") &&
-                             Contains("parameter-server-gpu"));
+    CHECK_THAT(e.what(),
+               Contains("ring4.yaml") && Contains("no CPU") && Contains("parameter-server-gpu"));
   }
 }
 

@@ -91,8 +91,8 @@ TEST_CASE("data-parallel prediction: TensorFlow's variable updates cost one exch
   // costs it; the step states where the variables live.
   for (const bool on_gpus : {false, true}) {
     INFO(on_gpus);
-    s.runtime.collectives.variable_update = on_gpus ? hw::VariableUpdate::kParameterServerGpu
-                                                    : hw::VariableUpdate::kParameterServerCpu;
+    s.runtime.collectives.variable_update =
+        on_gpus ? hw::VariableUpdate::kParameterServerGpu : hw::VariableUpdate::kParameterServerCpu;
     const graphs::LoweredNetwork net =
         lowered("resnet50", 32, 4, graphs::GradientExchange::kParameterServer);
     const Prediction p = run(net, s, 32);
