@@ -154,7 +154,7 @@ void print_communication(std::ostream& out, const model::Prediction& p) {
       "  exchanges busy {} ({} of the step), exposed {} ({}; the rest hidden behind the "
       "backward pass)\n"
       "  route: {}\n",
-      c.gpus, join(c.devices), hw::variable_update_name(c.variable_update), c.buckets,
+      p.gpus, join(c.devices), hw::variable_update_name(c.variable_update), c.buckets,
       ddp ? "gradient buckets" : "variables", c.bytes / 1e6, c.algorithms, seconds(c.busy_s),
       pct(c.busy_s, p.step_time_s), seconds(c.exposed_s), pct(c.exposed_s, p.step_time_s), c.route);
 }

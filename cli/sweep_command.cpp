@@ -147,17 +147,18 @@ void register_sweep(CLI::App& app) {
     const bool cpu = so.compare_host && host && system.device(dev).kind != hw::DeviceKind::kCpu;
 
     nlohmann::json points = nlohmann::json::array();
-    for (const auto& [gpus, point, r] : rows) {
+    for (const Row& each : rows) {
+      const model::SweepRow& r = each.r;
       nlohmann::json row = {{"sizes", r.sizes},
-                            {"gpus", gpus},
+                            {"gpus", each.gpus},
                             {"batch", r.batch},
                             {"step_time_s", r.step_s},
                             {"samples_per_s", r.samples_per_s},
                             {"share_by_class", r.share_by_class},
                             {"share_by_bound", r.share_by_bound}};
       if (gpus_varied) {
-        row["speedup"] = speedup({gpus, point, r});
-        row["scaling_efficiency"] = efficiency({gpus, point, r});
+        row["speedup"] = speedup(each);
+        row["scaling_efficiency"] = efficiency(each);
       }
       if (cpu) {
         row["cpu_step_time_s"] = r.host_step_s;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -188,6 +189,20 @@ std::string describe_bottleneck(const FlowStats& s, const hw::Path& p, const hw:
   return text + ")";
 }
 
+// Appends to `out` the p2p assumption of every link the flows cross (Topology::p2p_assumption),
+// each once, in the order first crossed.
+void note_p2p_assumptions(const hw::Topology& topology,
+                          std::initializer_list<const std::vector<const hw::Path*>*> flows,
+                          std::vector<std::string>& out) {
+  std::set<std::string> noted;
+  for (const auto* set : flows)
+    for (const hw::Path* f : *set)
+      for (const hw::PathHop& h : f->hops) {
+        const std::string line = topology.p2p_assumption(h.link);
+        if (!line.empty() && noted.insert(line).second) out.push_back(line);
+      }
+}
+
 // Throws UserError naming the system file and the devices unless `devices` are one or more
 // distinct devices of one model, all joined by links.
 void check_group(const hw::Topology& topology, const std::vector<std::string>& devices) {
@@ -360,18 +375,10 @@ CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::
   }
 
   assumptions_ = spec.assumptions;
-  std::set<std::string> noted;
-  for (const auto* flows : {&up, &down})
-    for (const hw::Path* f : *flows)
-      for (const hw::PathHop& h : f->hops) {
-        const std::string line = topology.p2p_assumption(h.link);
-        if (!line.empty() && noted.insert(line).second) assumptions_.push_back(line);
-      }
+  std::vector<const hw::Path*> ring_hops;
   for (std::size_t i = 0; p > 1 && i < p; ++i)
-    for (const hw::PathHop& h : paths.get(ring_[i], ring_[(i + 1) % p]).hops) {
-      const std::string line = topology.p2p_assumption(h.link);
-      if (!line.empty() && noted.insert(line).second) assumptions_.push_back(line);
-    }
+    ring_hops.push_back(&paths.get(ring_[i], ring_[(i + 1) % p]));
+  note_p2p_assumptions(topology, {&up, &down, &ring_hops}, assumptions_);
 }
 
 CollectiveCost CollectiveGroup::cost(Collective c, double bytes) const {
@@ -486,13 +493,7 @@ ParameterServer::ParameterServer(const hw::Topology& topology, const hw::SystemS
         describe_bottleneck(out_s, *out[out_s.slowest], topology), time_text(latency_),
         bandwidth_text(memory_));
   }
-  std::set<std::string> noted;
-  for (const auto* flows : {&in, &out})
-    for (const hw::Path* f : *flows)
-      for (const hw::PathHop& h : f->hops) {
-        const std::string line = topology.p2p_assumption(h.link);
-        if (!line.empty() && noted.insert(line).second) assumptions_.push_back(line);
-      }
+  note_p2p_assumptions(topology, {&in, &out}, assumptions_);
 }
 
 CollectiveCost ParameterServer::cost(double bytes) const {

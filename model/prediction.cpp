@@ -469,7 +469,6 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
 
   if (st.data_parallel) {
     Communication& c = p.communication;
-    c.gpus = net.replicas;
     c.devices = st.data_parallel->group.devices();
     c.variable_update = st.data_parallel->variable_update;
     c.route = st.data_parallel->route();

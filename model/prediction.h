@@ -53,8 +53,8 @@ struct CostedStep {
 // A data-parallel step's communication (graphs::DataParallel): its gradient buckets'
 // all-reduces, their time on the collective stream, and how much of it the critical path
 // shows (exposed: not hidden behind the backward pass).
+// (The replica count is Prediction::gpus.)
 struct Communication {
-  int gpus = 1;
   hw::VariableUpdate variable_update = hw::VariableUpdate::kDdp;
   std::vector<std::string> devices;  // the replicas' devices
   std::string route;                 // the collective's ring or tree, as a line
