@@ -172,7 +172,7 @@ TEST_CASE("data parallel with accumulation: buckets all-reduce the summed gradie
     }
 }
 
-TEST_CASE("data parallel: inference has nothing to all-reduce; replicas < 1 is an error",
+TEST_CASE("data parallel: inference has nothing to all-reduce, and replicas < 1 is an error",
           "[graphs][data_parallel]") {
   LoweringOptions o = ddp(8);
   o.mode = Mode::kInfer;

@@ -234,7 +234,7 @@ TEST_CASE("mse loss runs in fp32: its 16-bit prediction is cast",
   CHECK(op_named(n, "loss.fwd").precision == Precision::kFp32);
 }
 
-TEST_CASE("softmax casts its 16-bit input to fp32; a following GEMM casts back",
+TEST_CASE("softmax casts its 16-bit input to fp32, and a following GEMM casts back",
           "[graphs][mixed_precision][autocast]") {
   // x -> fc1 -> softmax -> fc2 (inference): x to 16 bits, fc1 to fp32 (softmax), softmax back
   // to 16 bits (fc2).

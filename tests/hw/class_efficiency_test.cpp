@@ -120,7 +120,7 @@ TEST_CASE("efficiency parameters: a default-valued parameter is not written", "[
   CHECK(entry == "gemm: {compute: 0.5, memory: 0.25, source: \"s\"}");
 }
 
-TEST_CASE("efficiency keys: every name parses back to its key; unknown names list the valid ones",
+TEST_CASE("efficiency keys: every name parses back to its key, and unknown names list the valid ones",
           "[hw]") {
   for (const auto& k : hw::efficiency_keys()) CHECK(hw::parse_efficiency_key(k.name()) == k);
   CHECK(hw::entry("conv_bwd_data.tf32") ==

@@ -119,7 +119,7 @@ TEST_CASE("a tensor crossing host -> device is copied on a copy engine", "[model
   CHECK(covered == Approx(s.makespan_s));
 }
 
-TEST_CASE("host ops block dispatch; the host waits for device results", "[model][schedule]") {
+TEST_CASE("host ops block dispatch, and the host waits for device results", "[model][schedule]") {
   // D (compute, 1 ms) -> H (host, 0.5 ms) -> D2 (compute, 1 ms); no link: no copy cost.
   graphs::OpGraph g;
   const auto d = g.add(graphs::Operator{});
