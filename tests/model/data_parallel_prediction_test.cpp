@@ -131,3 +131,27 @@ TEST_CASE("data-parallel prediction: a step all on the host has no collective",
   CHECK_THROWS_WITH(predict(lowered("autoenc", 8, 2), s, po),
                     Contains("data parallelism (--gpus 2) runs on accelerators"));
 }
+
+TEST_CASE("data-parallel prediction: the 8-GPU DGX-1 speedups docs/validation.md quotes",
+          "[model][data_parallel][catalog]") {
+  // docs/validation.md "multi-GPU": predicted 8-GPU speedups at batch 64 per GPU, printed to
+  // 0.01x, against TensorFlow's published 7.91x (ResNet-50) and 7.99x (InceptionV3).
+  struct Quoted {
+    const char* model;
+    graphs::GradientExchange exchange;
+    double speedup;
+  };
+  const Quoted quoted[] = {
+      {"resnet50", graphs::GradientExchange::kBucketedAllReduce, 7.97},
+      {"inception-v3", graphs::GradientExchange::kBucketedAllReduce, 7.96},
+      {"resnet50", graphs::GradientExchange::kAllReduce, 8.00},
+      {"inception-v3", graphs::GradientExchange::kAllReduce, 8.00},
+  };
+  const hw::SystemSpec s = hw::load_system("dgx1-p100");
+  for (const Quoted& q : quoted) {
+    INFO(q.model << " " << static_cast<int>(q.exchange));
+    const Prediction one = run(lowered(q.model, 64, 1), s, 64);
+    const Prediction eight = run(lowered(q.model, 64, 8, q.exchange), s, 64);
+    CHECK(eight.samples_per_s / one.samples_per_s == Approx(q.speedup).margin(0.005));
+  }
+}
