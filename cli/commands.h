@@ -14,5 +14,6 @@ void register_whatif(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_calibrate(CLI::App& app);
 void register_validate(CLI::App& app);
+void register_report(CLI::App& app);
 
 }  // namespace amdahl::cli

@@ -6,6 +6,8 @@
 //   sweep               sweep.csv, sweep.json
 //   graph               graph.dot, graph.json
 //   whatif              whatif.json, whatif.csv
+//   report              report.md, summary.csv, classes.csv, bounds.csv, accelerability.csv,
+//                       batch_sweep.csv, host_link.csv, scaling.csv, whatif.csv (docs/report.md)
 
 #include <nlohmann/json.hpp>
 #include <string>

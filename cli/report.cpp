@@ -14,11 +14,11 @@ namespace amdahl::cli {
 
 std::string seconds(double s) { return hw::format_quantity(s, hw::Dimension::kTime); }
 
-namespace {
-
 std::string pct(double part, double whole) {
   return whole > 0 ? fmt::format("{:.1f}%", 100.0 * part / whole) : "-";
 }
+
+namespace {
 
 std::vector<std::pair<std::string, double>> sorted_desc(const std::map<std::string, double>& m) {
   std::vector<std::pair<std::string, double>> v(m.begin(), m.end());

@@ -39,5 +39,7 @@ void print_assumptions(std::ostream& out, const std::vector<std::string>& assump
 
 // "12.3 ms" style rendering of seconds.
 std::string seconds(double s);
+// "12.3%": part / whole to 0.1%; "-" when whole is not positive.
+std::string pct(double part, double whole);
 
 }  // namespace amdahl::cli

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "graphs/point_lowering.h"
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
 #include "util/error.h"
@@ -216,6 +217,34 @@ Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
   if (!o.place.empty()) w.predict.placement = model::parse_placement(o.place);
   w.predict.inputs_on_device = o.inputs_on_device;
   return w;
+}
+
+// Lowers the network at each point (graphs/point_lowering.h): the network file is parsed
+// once, each worker lowers its structure once and re-evaluates the numbers per point; an
+// ONNX model is imported per point (the importer binds its symbolic dims) and its numbers
+// re-evaluated the same way.
+model::MakeLowerAt lower_at(const WorkloadOptions& o, const hw::SystemSpec& system) {
+  const graphs::LoweringOptions lo = lowering_options(o, system);
+  std::function<std::shared_ptr<graphs::PointLowering>()> make;
+  if (!o.onnx.empty()) {
+    make = [o, lo] {
+      return std::make_shared<graphs::PointLowering>(
+          [o](const graphs::Bindings& sizes) { return load_bound_network(o, sizes); }, lo);
+    };
+  } else {
+    auto network = std::make_shared<const graphs::Network>(
+        !o.graph_file.empty() ? graphs::load_network(o.graph_file)
+        : !o.model.empty()
+            ? graphs::load_zoo_network(o.model)
+            : throw UserError("give the network with --model NAME, --onnx FILE or --graph FILE"));
+    make = [network, lo] { return std::make_shared<graphs::PointLowering>(network, lo); };
+  }
+  return [make]() -> model::LowerAt {
+    auto points = make();
+    return [points](const graphs::Bindings& sizes) -> const graphs::LoweredNetwork& {
+      return points->at(sizes);
+    };
+  };
 }
 
 hw::SystemSpec load_workload_system(const WorkloadOptions& o) {

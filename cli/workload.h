@@ -14,6 +14,7 @@
 #include "graphs/network.h"
 #include "hw/system.h"
 #include "model/prediction.h"
+#include "model/sweep.h"
 
 namespace amdahl::cli {
 
@@ -68,6 +69,10 @@ struct Workload {
 
 // Everything a prediction needs, loaded and validated.
 Workload load_workload(const WorkloadOptions& o);
+// Lowers the network at each point of a sweep (graphs/point_lowering.h): the network file is
+// parsed once, each worker lowers its structure once and re-evaluates the numbers per point; an
+// ONNX model is imported per point (the importer binds its symbolic dims).
+model::MakeLowerAt lower_at(const WorkloadOptions& o, const hw::SystemSpec& system);
 // The system of --system with --variable-update applied to its runtime.
 hw::SystemSpec load_workload_system(const WorkloadOptions& o);
 // Lowering options from --mode, --precision and the system's runtime (sweeps lower per point).

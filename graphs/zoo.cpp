@@ -48,4 +48,26 @@ std::map<std::string, std::string> zoo_pytorch_names() {
   return by_pytorch_name;
 }
 
+const std::map<std::string, std::vector<std::string>>& zoo_suites() {
+  static const std::map<std::string, std::vector<std::string>> kSuites{
+      {"fathom", {"seq2seq", "memnet", "speech", "autoenc", "residual", "vgg", "alexnet", "deepq"}},
+      {"cnn",
+       {"alexnet-tv", "resnet18", "resnet50", "resnet152", "vgg16", "inception-v3",
+        "mobilenet-v2"}},
+      {"transformers", {"bert-base", "gpt2-small"}},
+  };
+  return kSuites;
+}
+
+const std::vector<std::string>& zoo_suite(const std::string& name) {
+  const auto& suites = zoo_suites();
+  const auto it = suites.find(name);
+  if (it == suites.end()) {
+    std::vector<std::string> names;
+    for (const auto& [n, members] : suites) names.push_back(n);
+    throw UserError(fmt::format("unknown suite '{}'; {}", name, suggestion(name, names)));
+  }
+  return it->second;
+}
+
 }  // namespace amdahl::graphs

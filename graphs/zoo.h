@@ -18,4 +18,12 @@ Network load_zoo_network(const std::string& name);
 // two zoo networks claim one PyTorch name.
 std::map<std::string, std::string> zoo_pytorch_names();
 
+// Named suites of zoo networks (`amdahl report --suite`), name -> members:
+//   fathom        the Fathom workloads as built (../shared/data/fathom-workloads.md)
+//   cnn           the torchvision convolutional networks
+//   transformers  BERT-base and GPT-2 small
+const std::map<std::string, std::vector<std::string>>& zoo_suites();
+// The members of suite `name`. Throws UserError for an unknown suite, listing the suites.
+const std::vector<std::string>& zoo_suite(const std::string& name);
+
 }  // namespace amdahl::graphs

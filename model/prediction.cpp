@@ -499,12 +499,15 @@ Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& syst
   return account(st, std::move(costs), std::move(s));
 }
 
+std::string_view host_binding(double share) {
+  return share >= 2.0 / 3 ? "host-bound" : (share <= 1.0 / 3 ? "device-bound" : "mixed");
+}
+
 std::string_view step_binding(const Prediction& p) {
   const auto it = p.by_bound.find(std::string(bound_name(Bound::kDispatch)));
   const double host = it == p.by_bound.end() ? 0 : it->second;
   if (p.step_time_s <= 0) return "device-bound";
-  const double share = host / p.step_time_s;
-  return share >= 2.0 / 3 ? "host-bound" : (share <= 1.0 / 3 ? "device-bound" : "mixed");
+  return host_binding(host / p.step_time_s);
 }
 
 std::string_view phase_binding(const Prediction& p, const std::string& phase) {

@@ -117,6 +117,8 @@ Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& syst
 // Whether the host thread or the device binds the step: "host-bound" when host time is at
 // least two thirds of the critical path, "device-bound" when at most one third, else "mixed".
 std::string_view step_binding(const Prediction& p);
+// The same from the host's share of the critical path (by_bound "dispatch" / step time).
+std::string_view host_binding(double share);
 // The same per phase from host_by_phase and device_by_phase: "host" when the host's time
 // issuing the phase's ops exceeds the device's time running them, else "device".
 std::string_view phase_binding(const Prediction& p, const std::string& phase);

@@ -64,4 +64,22 @@ void Table::print_csv(std::ostream& out) const {
   for (const auto& r : rows_) line(r);
 }
 
+void Table::print_markdown(std::ostream& out) const {
+  auto line = [&](const std::vector<std::string>& row) {
+    out << '|';
+    for (std::size_t i = 0; i < header_.size(); ++i) {
+      std::string cell = i < row.size() ? row[i] : "";
+      for (std::size_t at = cell.find('|'); at != std::string::npos; at = cell.find('|', at + 2))
+        cell.replace(at, 1, "\\|");
+      out << ' ' << cell << " |";
+    }
+    out << '\n';
+  };
+  line(header_);
+  out << '|';
+  for (std::size_t i = 0; i < header_.size(); ++i) out << " --- |";
+  out << '\n';
+  for (const auto& r : rows_) line(r);
+}
+
 }  // namespace amdahl

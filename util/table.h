@@ -1,5 +1,5 @@
 #pragma once
-// A plain-text table with aligned columns, also writable as CSV.
+// A plain-text table with aligned columns, also writable as CSV and Markdown.
 
 #include <ostream>
 #include <string>
@@ -14,6 +14,8 @@ class Table {
   // Aligned columns: numbers to the right, text to the left.
   void print(std::ostream& out) const;
   void print_csv(std::ostream& out) const;
+  // A GitHub-flavoured Markdown table ('|' in a cell escaped).
+  void print_markdown(std::ostream& out) const;
   bool empty() const { return rows_.empty(); }
 
  private:

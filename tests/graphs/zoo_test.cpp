@@ -7,6 +7,7 @@
 
 #include "graphs/zoo.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "graphs/lower.h"
@@ -134,4 +135,19 @@ TEST_CASE("batch and set options change the lowered network", "[graphs][zoo]") {
   // 448 -> 14; the fc layer is a vanishing share).
   CHECK(at({{"batch", 8}}) == Approx(8 * at({{"batch", 1}})));
   CHECK(at({{"batch", 1}, {"image", 448}}) == Approx(4 * at({{"batch", 1}})).epsilon(0.01));
+}
+
+TEST_CASE("zoo suites: every member is a zoo network; an unknown suite lists the suites",
+          "[graphs][zoo]") {
+  const auto names = zoo_names();
+  REQUIRE(zoo_suites().count("fathom"));
+  // The Fathom workloads as built (../shared/data/fathom-workloads.md): eight.
+  CHECK(zoo_suite("fathom").size() == 8);
+  for (const auto& [suite, members] : zoo_suites())
+    for (const std::string& m : members) {
+      INFO(suite << ": " << m);
+      CHECK(std::find(names.begin(), names.end(), m) != names.end());
+    }
+  CHECK_THROWS_WITH(zoo_suite("fathm"), Catch::Contains("unknown suite 'fathm'") &&
+                                            Catch::Contains("did you mean 'fathom'"));
 }

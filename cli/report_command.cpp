@@ -1,0 +1,297 @@
+// amdahl report: the characterization study (cli/study.h) of a suite or a list of workloads
+// on one system, written under -o DIR as report.md and the CSV behind every table
+// (docs/report.md).
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/output_files.h"
+#include "cli/report.h"
+#include "cli/study.h"
+#include "cli/table.h"
+#include "cli/workload.h"
+#include "graphs/zoo.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::cli {
+
+namespace {
+
+std::string num(double v) { return fmt::format("{:.6g}", v); }
+std::string times(double v) { return std::isfinite(v) ? fmt::format("{:.2f}x", v) : "inf"; }
+std::string mode_text(const ModeStudy& m) { return std::string(graphs::mode_name(m.mode)); }
+
+// The CSV files, one table each over every workload and mode.
+struct Csv {
+  Table summary{{"workload", "mode", "batch", "device", "step_s", "samples_per_s", "binding",
+                 "host_step_s", "accelerator_speedup"}};
+  Table classes{{"workload", "mode", "target", "op_class", "seconds", "share"}};
+  Table bounds{{"workload", "mode", "bound", "seconds", "share"}};
+  Table accelerability{{"workload", "mode", "op_class", "share", "busy_s", "step_at_2x_s",
+                        "speedup_at_2x", "step_at_10x_s", "speedup_at_10x", "bound_s",
+                        "bound_speedup"}};
+  Table batches{{"workload", "mode", "batch", "step_s", "samples_per_s", "host_share", "binding",
+                 "cpu_step_s", "accelerator_speedup"}};
+  Table link{
+      {"workload", "mode", "link", "compared_link", "step_s", "compared_step_s", "slowdown"}};
+  Table scaling{{"workload", "gpus", "step_s", "samples_per_s", "speedup", "efficiency",
+                 "exposed_communication_s"}};
+  Table whatif{{"workload", "mode", "device", "compared_device", "step_s", "compared_step_s",
+                "speedup", "bound_speedup"}};
+};
+
+double bound_speedup(double v) { return std::isinf(v) ? -1.0 : v; }
+
+// One workload and mode: its Markdown section, and its rows of the CSV files.
+void write_mode(std::ostream& md, Csv& csv, const Study& st, const std::string& name,
+                const ModeStudy& m) {
+  const model::Prediction& p = m.accel;
+  const std::string mode = mode_text(m);
+  md << fmt::format("\n### {}: {}\n\n", name, mode);
+  md << fmt::format("{} on {} ({}): step {}, {:.1f} samples/s, {}", batch_text(p), p.device,
+                    p.device_model, seconds(p.step_time_s), p.samples_per_s,
+                    model::step_binding(p));
+  if (m.host)
+    md << fmt::format("; on the host CPU alone ({}) {}, so the accelerator is {} faster",
+                      m.host->device_model, seconds(m.host->step_time_s),
+                      times(m.host->step_time_s / p.step_time_s));
+  md << ".\n";
+  csv.summary.add({name, mode, std::to_string(p.batch), p.device, num(p.step_time_s),
+                   num(p.samples_per_s), std::string(model::step_binding(p)),
+                   m.host ? num(m.host->step_time_s) : "",
+                   m.host ? num(m.host->step_time_s / p.step_time_s) : ""});
+
+  // Where the time goes: critical-path seconds per op class, accelerator and CPU alone.
+  md << "\nWhere the time goes (share of the critical path by op class):\n\n";
+  std::set<std::string> classes;
+  for (const auto& [c, s] : p.by_class) classes.insert(c);
+  if (m.host)
+    for (const auto& [c, s] : m.host->by_class) classes.insert(c);
+  Table t({"op class", "accelerator", "share", "host CPU alone", "share"});
+  for (const std::string& c : classes) {
+    const auto a = p.by_class.find(c);
+    const double as = a == p.by_class.end() ? 0 : a->second;
+    double hs = 0;
+    if (m.host) {
+      const auto h = m.host->by_class.find(c);
+      hs = h == m.host->by_class.end() ? 0 : h->second;
+    }
+    t.add({c, seconds(as), pct(as, p.step_time_s), m.host ? seconds(hs) : "-",
+           m.host ? pct(hs, m.host->step_time_s) : "-"});
+    csv.classes.add({name, mode, "accelerator", c, num(as), num(as / p.step_time_s)});
+    if (m.host) csv.classes.add({name, mode, "host", c, num(hs), num(hs / m.host->step_time_s)});
+  }
+  t.print_markdown(md);
+
+  md << "\nBinding resource (share of the critical path):\n\n";
+  Table b({"bound", "time", "share"});
+  for (const auto& [bound, s] : p.by_bound) {
+    b.add({bound, seconds(s), pct(s, p.step_time_s)});
+    csv.bounds.add({name, mode, bound, num(s), num(s / p.step_time_s)});
+  }
+  b.print_markdown(md);
+
+  md << fmt::format(
+      "\nAccelerability (each class alone 2x and 10x faster, and at zero cost: the Amdahl "
+      "bound; host dispatch and sync {:.1f}% of the step):\n\n",
+      100 * m.at10.host_share);
+  Table a({"op class", "share", "step at 2x", "speedup", "step at 10x", "speedup", "bound"});
+  for (std::size_t i = 0; i < m.at10.classes.size(); ++i) {
+    const model::ClassAccelerability& c10 = m.at10.classes[i];
+    const auto c2 = std::find_if(m.at2.classes.begin(), m.at2.classes.end(),
+                                 [&](const auto& c) { return c.op_class == c10.op_class; });
+    const std::string cls(graphs::op_class_name(c10.op_class));
+    a.add({cls, pct(c10.share, 1), seconds(c2->at_k_s), times(c2->speedup_at_k),
+           seconds(c10.at_k_s), times(c10.speedup_at_k), times(c10.bound_speedup)});
+    csv.accelerability.add({name, mode, cls, num(c10.share), num(c10.busy_s), num(c2->at_k_s),
+                            num(c2->speedup_at_k), num(c10.at_k_s), num(c10.speedup_at_k),
+                            num(c10.bound_s), num(bound_speedup(c10.bound_speedup))});
+  }
+  a.print_markdown(md);
+
+  if (!m.batches.empty()) {
+    const std::string range =
+        fmt::format("batch {} to {}", m.batches.front().batch, m.batches.back().batch);
+    md << fmt::format(
+        "\nBatch size, {} (host share: the critical path's host dispatch and sync; speedup: the "
+        "accelerator's over the host CPU). {}; {}.\n\n",
+        range,
+        m.device_bound_from ? fmt::format("Device-bound from batch {} on", *m.device_bound_from)
+                            : "Not device-bound at the largest batch",
+        m.host ? (m.accelerator_wins_from
+                      ? fmt::format("the accelerator beats the CPU from batch {} on",
+                                    *m.accelerator_wins_from)
+                      : std::string("the CPU is as fast or faster at the largest batch"))
+               : std::string("no host CPU to compare"));
+    const std::string dispatch(model::bound_name(model::Bound::kDispatch));
+    Table s({"batch", "step", "samples/s", "host share", "binding", "CPU step", "speedup"});
+    for (const model::SweepRow& r : m.batches) {
+      const auto it = r.share_by_bound.find(dispatch);
+      const double host_share = it == r.share_by_bound.end() ? 0 : it->second;
+      const std::string binding(model::host_binding(host_share));
+      const bool cpu = r.host_step_s > 0;
+      s.add({std::to_string(r.batch), seconds(r.step_s), fmt::format("{:.1f}", r.samples_per_s),
+             pct(host_share, 1), binding, cpu ? seconds(r.host_step_s) : "-",
+             cpu ? times(r.host_speedup) : "-"});
+      csv.batches.add({name, mode, std::to_string(r.batch), num(r.step_s), num(r.samples_per_s),
+                       num(host_share), binding, cpu ? num(r.host_step_s) : "",
+                       cpu ? num(r.host_speedup) : ""});
+    }
+    s.print_markdown(md);
+  }
+
+  if (m.link) {
+    const LinkStudy& l = *m.link;
+    md << fmt::format("\nHost link: with {} links in place of {}, the step takes {} ({} of {}).\n",
+                      l.to, l.from, seconds(l.changed_step_s), times(l.slowdown),
+                      seconds(l.step_s));
+    csv.link.add({name, mode, l.from, l.to, num(l.step_s), num(l.changed_step_s), num(l.slowdown)});
+  }
+
+  if (!m.scaling.empty()) {
+    md << fmt::format("\nData-parallel training over {}'s GPUs (batch {} per GPU):\n\n",
+                      st.system.name, p.batch);
+    Table s({"GPUs", "step", "samples/s", "speedup", "efficiency", "exposed communication"});
+    for (const ScalingPoint& g : m.scaling) {
+      s.add({std::to_string(g.gpus), seconds(g.step_s), fmt::format("{:.1f}", g.samples_per_s),
+             times(g.speedup), pct(g.efficiency, 1), seconds(g.exposed_s)});
+      csv.scaling.add({name, std::to_string(g.gpus), num(g.step_s), num(g.samples_per_s),
+                       num(g.speedup), num(g.efficiency), num(g.exposed_s)});
+    }
+    s.print_markdown(md);
+  }
+
+  const model::DeviceWhatIf& w = m.whatif;
+  md << fmt::format(
+      "\nWhat-if: {} in place of {}: step {} ({} faster; {} with every accelerator op at zero "
+      "cost).\n",
+      st.whatif_device_model, p.device_model, seconds(w.changed.step_time_s), times(w.speedup),
+      times(w.bound_speedup));
+  csv.whatif.add({name, mode, p.device_model, st.whatif_device_model, num(p.step_time_s),
+                  num(w.changed.step_time_s), num(w.speedup), num(bound_speedup(w.bound_speedup))});
+}
+
+std::string csv_text(const Table& t) {
+  std::ostringstream os;
+  t.print_csv(os);
+  return os.str();
+}
+
+struct ReportArgs {
+  StudyOptions study;
+  std::string models;  // comma-separated
+  std::string out_dir;
+  bool force = false;
+};
+
+void run_report(const ReportArgs& args, const std::string& command_line) {
+  OutputDir out(args.out_dir, args.force);
+  StudyOptions so = args.study;
+  for (std::size_t at = 0; !args.models.empty() && at <= args.models.size();) {
+    const std::size_t comma = std::min(args.models.find(',', at), args.models.size());
+    if (comma > at) so.workloads.push_back(args.models.substr(at, comma - at));
+    at = comma + 1;
+  }
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const Study st =
+      run_study(so, [tty](std::size_t done, std::size_t total, const std::string& what) {
+        if (!tty) return;
+        const int width = 30;
+        const int filled = total ? static_cast<int>(width * done / total) : width;
+        std::cerr << fmt::format("\r[{}{}] {}/{} {:<40}", std::string(filled, '#'),
+                                 std::string(width - filled, ' '), done, total, what.substr(0, 40))
+                  << (done == total ? "\n" : "") << std::flush;
+      });
+
+  std::ostringstream md;
+  md << fmt::format("# amdahl report: {}\n\n", st.title);
+  md << fmt::format("System `{}` ({}): accelerator {} ({}); produced by `{}`.\n", st.system.name,
+                    st.system.file, st.system.default_device,
+                    st.system.device(st.system.default_device).model, command_line);
+  md << "Every number is the model's prediction (docs/architecture.md), at each network's own "
+        "batch unless a table varies it; the assumptions behind each are those `amdahl "
+        "predict` lists for the same inputs.\n";
+  Csv csv;
+  std::ostringstream body;
+  for (const WorkloadStudy& ws : st.workloads) {
+    body << fmt::format("\n## {}\n", ws.name);
+    for (const ModeStudy& m : ws.modes) write_mode(body, csv, st, ws.name, m);
+  }
+  md << "\n## Summary\n\n";
+  Table summary({"workload", "mode", "batch", "step", "samples/s", "binding", "host CPU step",
+                 "accelerator speedup"});
+  for (const WorkloadStudy& ws : st.workloads)
+    for (const ModeStudy& m : ws.modes)
+      summary.add({ws.name, mode_text(m), std::to_string(m.accel.batch),
+                   seconds(m.accel.step_time_s), fmt::format("{:.1f}", m.accel.samples_per_s),
+                   std::string(model::step_binding(m.accel)),
+                   m.host ? seconds(m.host->step_time_s) : "-",
+                   m.host ? times(m.host->step_time_s / m.accel.step_time_s) : "-"});
+  summary.print_markdown(md);
+  md << body.str();
+
+  if (!out) {
+    std::cout << md.str();
+    return;
+  }
+  out.add("report.md", md.str());
+  out.add("summary.csv", csv_text(csv.summary));
+  out.add("classes.csv", csv_text(csv.classes));
+  out.add("bounds.csv", csv_text(csv.bounds));
+  out.add("accelerability.csv", csv_text(csv.accelerability));
+  out.add("batch_sweep.csv", csv_text(csv.batches));
+  out.add("host_link.csv", csv_text(csv.link));
+  out.add("scaling.csv", csv_text(csv.scaling));
+  out.add("whatif.csv", csv_text(csv.whatif));
+  out.commit();
+}
+
+}  // namespace
+
+void register_report(CLI::App& app) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "the characterization study of a suite or list of workloads on one system: report.md "
+      "and the CSV behind every table (docs/report.md)");
+  std::string suites;
+  for (const auto& [name, members] : graphs::zoo_suites())
+    suites += fmt::format("{}{} ({})", suites.empty() ? "" : "; ", name, join(members));
+  cmd->add_option("--suite", args->study.suite, "a suite of zoo networks: " + suites);
+  cmd->add_option("--models", args->models,
+                  "comma-separated zoo names, network YAML or ONNX files (instead of --suite)");
+  cmd->add_option("--system", args->study.system, "catalog system name or system YAML path")
+      ->capture_default_str();
+  add_allow_path_option(cmd);
+  cmd->add_option("--link", args->study.link,
+                  "the host link to compare the accelerator's against (catalog link or file)")
+      ->capture_default_str();
+  cmd->add_option("--whatif-device", args->study.whatif_device,
+                  "device file put in the accelerator's place (default: the catalog's "
+                  "whatif-accel.yaml)");
+  cmd->add_option("--threads", args->study.threads, "sweep worker threads (0: all cores)")
+      ->capture_default_str();
+  cmd->add_option("-o,--out", args->out_dir,
+                  "folder for report.md and the CSVs (absent or empty unless --force); without "
+                  "it report.md goes to stdout");
+  cmd->add_flag("--force", args->force,
+                "let -o replace the files amdahl writes in a non-empty folder");
+  cmd->callback([args] {
+    std::string line = "amdahl report";
+    if (!args->study.suite.empty()) line += " --suite " + args->study.suite;
+    if (!args->models.empty()) line += " --models " + args->models;
+    line += " --system " + args->study.system;
+    run_report(*args, line);
+  });
+}
+
+}  // namespace amdahl::cli

@@ -1,0 +1,185 @@
+#include "cli/study.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "cli/workload.h"
+#include "graphs/zoo.h"
+#include "hw/system_loader.h"
+#include "hw/topology.h"
+#include "util/error.h"
+
+namespace amdahl::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The workload options of one study entry: a zoo name, or a network YAML or ONNX file.
+WorkloadOptions entry_options(const std::string& entry, const StudyOptions& o) {
+  WorkloadOptions w;
+  const std::string ext = fs::path(entry).extension().string();
+  if (ext == ".onnx")
+    w.onnx = entry;
+  else if (ext == ".yaml" || ext == ".yml")
+    w.graph_file = entry;
+  else
+    w.model = entry;
+  w.system = o.system;
+  return w;
+}
+
+// How many devices of the default device's model the system has, over all its nodes.
+int data_parallel_capacity(const hw::SystemSpec& system) {
+  const std::string& model = system.device(system.default_device).model;
+  const auto per_node = std::count_if(system.devices.begin(), system.devices.end(),
+                                      [&](const hw::DeviceSpec& d) { return d.model == model; });
+  return static_cast<int>(per_node) * system.nodes;
+}
+
+// The smallest value from which `holds` is true of every later row; nullopt when the last
+// row fails it.
+template <typename Holds>
+std::optional<std::int64_t> holds_from(const std::vector<model::SweepRow>& rows, Holds holds) {
+  std::optional<std::int64_t> from;
+  for (auto it = rows.rbegin(); it != rows.rend() && holds(*it); ++it) from = it->batch;
+  return from;
+}
+
+double share_of(const std::map<std::string, double>& shares, const std::string& key) {
+  const auto it = shares.find(key);
+  return it == shares.end() ? 0 : it->second;
+}
+
+ModeStudy study_mode(const WorkloadOptions& o, const hw::SystemSpec& system, const StudyOptions& so,
+                     const hw::DeviceSpec& replacement) {
+  ModeStudy m;
+  const Workload w = load_workload(o, size_overrides(o), system);
+  m.mode = w.predict.mode;
+  m.accel = model::predict(w.lowered, system, w.predict);
+  const std::string dev = w.predict.device.empty() ? system.default_device : w.predict.device;
+  const hw::DeviceSpec* host = system.host_of(dev);
+  if (host && host->name != dev) {
+    model::PredictOptions on_host = w.predict;
+    on_host.placement.all = "host";
+    m.host = model::predict(w.lowered, system, on_host);
+  }
+  const model::CostedStep step = model::cost_step(w.lowered, system, w.predict);
+  m.at2 = model::accelerability(step, 2);
+  m.at10 = model::accelerability(step, 10);
+
+  // Batch sweep, the CPU compared at each point.
+  if (w.network.sizes.count("batch")) {
+    model::SweepOptions sweep_options;
+    sweep_options.predict = w.predict;
+    sweep_options.compare_host = host != nullptr;
+    sweep_options.threads = so.threads;
+    const auto grid = model::sweep_grid({{"batch", so.batches}}, size_overrides(o));
+    m.batches = model::sweep(lower_at(o, system), system, grid, sweep_options);
+    const std::string dispatch(model::bound_name(model::Bound::kDispatch));
+    m.device_bound_from = holds_from(m.batches, [&](const model::SweepRow& r) {
+      return model::host_binding(share_of(r.share_by_bound, dispatch)) == "device-bound";
+    });
+    if (host)
+      m.accelerator_wins_from =
+          holds_from(m.batches, [](const model::SweepRow& r) { return r.host_speedup > 1; });
+  }
+
+  // The host link replaced by the compared one, on the same GPU.
+  if (host) {
+    const hw::LinkSpec to = hw::load_link(so.link);
+    const hw::LinkSpec* from = system.link_between(dev, host->name);
+    if (from && from->model != to.model) {
+      hw::SystemSpec changed = system;
+      changed.replace_links(*from, to);
+      LinkStudy l;
+      l.from = from->model;
+      l.to = to.model;
+      l.step_s = m.accel.step_time_s;
+      l.changed_step_s = model::predict(w.lowered, changed, w.predict).step_time_s;
+      l.slowdown = l.step_s > 0 ? l.changed_step_s / l.step_s : 1;
+      m.link = l;
+    }
+  }
+
+  // Scaling over the system's GPUs (training).
+  const int capacity = data_parallel_capacity(system);
+  if (m.mode == graphs::Mode::kTrain && capacity > 1) {
+    std::vector<int> counts;
+    for (int g = 1; g < capacity; g *= 2) counts.push_back(g);
+    counts.push_back(capacity);
+    for (const int g : counts) {
+      WorkloadOptions at = o;
+      at.gpus = g;
+      const Workload wg = load_workload(at, size_overrides(at), system);
+      const model::Prediction p = model::predict(wg.lowered, system, wg.predict);
+      ScalingPoint s;
+      s.gpus = g;
+      s.step_s = p.step_time_s;
+      s.samples_per_s = p.samples_per_s;
+      s.exposed_s = p.communication.exposed_s;
+      const double base = m.scaling.empty() ? p.samples_per_s : m.scaling.front().samples_per_s;
+      s.speedup = base > 0 ? p.samples_per_s / base : 0;
+      s.efficiency = s.speedup / g;
+      m.scaling.push_back(s);
+    }
+  }
+
+  m.whatif = model::whatif_device(w.lowered, system, w.predict, replacement);
+  return m;
+}
+
+}  // namespace
+
+std::vector<std::string> study_workloads(const StudyOptions& o) {
+  if (!o.suite.empty() && !o.workloads.empty())
+    throw UserError("report: give --suite NAME or --models LIST, not both");
+  if (!o.suite.empty()) return graphs::zoo_suite(o.suite);
+  if (o.workloads.empty())
+    throw UserError(fmt::format("report: give --suite NAME ({}) or --models LIST", [] {
+      std::string names;
+      for (const auto& [n, m] : graphs::zoo_suites()) names += (names.empty() ? "" : ", ") + n;
+      return names;
+    }()));
+  return o.workloads;
+}
+
+Study run_study(const StudyOptions& o,
+                const std::function<void(std::size_t, std::size_t, const std::string&)>& progress) {
+  Study st;
+  st.options = o;
+  st.system = hw::load_system(o.system);
+  const std::vector<std::string> names = study_workloads(o);
+  st.title =
+      fmt::format("{} on {}", o.suite.empty() ? "selected workloads" : o.suite, st.system.name);
+  st.whatif_device_file =
+      o.whatif_device.empty()
+          ? (fs::path(hw::catalog_dir()) / "devices" / "whatif-accel.yaml").string()
+          : o.whatif_device;
+  const hw::DeviceSpec replacement = hw::load_device_file(st.whatif_device_file);
+  st.whatif_device_model = replacement.model;
+  hw::load_link(o.link);  // an unknown link is an error before any work
+  // Every entry loads before any is studied: an unknown name fails the report at once.
+  for (const std::string& name : names) load_workload(entry_options(name, o), {}, st.system);
+
+  const std::size_t total = 2 * names.size();
+  std::size_t done = 0;
+  for (const std::string& name : names) {
+    WorkloadStudy ws;
+    ws.name = name;
+    for (const char* mode : {"train", "infer"}) {
+      if (progress) progress(done, total, fmt::format("{} ({})", name, mode));
+      WorkloadOptions wo = entry_options(name, o);
+      wo.mode = mode;
+      ws.modes.push_back(study_mode(wo, st.system, o, replacement));
+      ++done;
+    }
+    st.workloads.push_back(std::move(ws));
+  }
+  if (progress) progress(done, total, "done");
+  return st;
+}
+
+}  // namespace amdahl::cli

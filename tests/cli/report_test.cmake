@@ -1,0 +1,91 @@
+# amdahl report (docs/report.md): the files it writes, and every step time and sweep point in its
+# CSVs equal to what `predict` and `sweep` print for the same inputs. Run by ctest with
+# -DAMDAHL=<binary> -DWORK=<scratch dir>.
+
+include(${CMAKE_CURRENT_LIST_DIR}/expect_run.cmake)
+
+file(REMOVE_RECURSE ${WORK})
+set(out ${WORK}/fathom)
+expect_run(0 "wrote" report --suite fathom --system minsky -o ${out})
+foreach(f report.md summary.csv classes.csv bounds.csv accelerability.csv batch_sweep.csv
+          host_link.csv scaling.csv whatif.csv)
+  if(NOT EXISTS ${out}/${f})
+    message(FATAL_ERROR "report -o: ${f} missing")
+  endif()
+endforeach()
+
+# Column `name` of a CSV line whose header is `header` (no quoted cells in these files).
+function(csv_cell header line name result)
+  string(REPLACE "," ";" keys "${header}")
+  string(REPLACE "," ";" cells "${line}")
+  list(FIND keys ${name} at)
+  list(GET cells ${at} cell)
+  set(${result} "${cell}" PARENT_SCOPE)
+endfunction()
+
+# Every summary row: its step time is `predict`'s, to the digit.
+file(STRINGS ${out}/summary.csv summary)
+list(POP_FRONT summary summary_header)
+list(LENGTH summary rows)
+if(NOT rows EQUAL 16)
+  message(FATAL_ERROR "summary.csv: ${rows} rows, expected 16 (8 workloads x train, infer)")
+endif()
+foreach(line IN LISTS summary)
+  csv_cell("${summary_header}" "${line}" workload workload)
+  csv_cell("${summary_header}" "${line}" mode mode)
+  csv_cell("${summary_header}" "${line}" step_s step)
+  execute_process(COMMAND ${AMDAHL} predict --model ${workload} --system minsky --mode ${mode}
+                          --format csv
+                  OUTPUT_VARIABLE predicted RESULT_VARIABLE rc)
+  string(REPLACE "\n" ";" predicted "${predicted}")
+  list(GET predicted 0 p_header)
+  list(GET predicted 1 p_line)
+  csv_cell("${p_header}" "${p_line}" step_time_s p_step)
+  if(NOT rc EQUAL 0 OR NOT step STREQUAL p_step)
+    message(FATAL_ERROR "report: ${workload} ${mode} step ${step}, predict says ${p_step}")
+  endif()
+endforeach()
+
+# Every batch-sweep point of one workload: `sweep`'s step time and CPU step time.
+execute_process(COMMAND ${AMDAHL} sweep --model alexnet --system minsky --mode train
+                        --vary batch=1..256:x2
+                OUTPUT_VARIABLE swept RESULT_VARIABLE rc)
+string(REPLACE "\n" ";" swept "${swept}")
+list(POP_FRONT swept s_header)
+file(STRINGS ${out}/batch_sweep.csv points)
+list(POP_FRONT points b_header)
+set(compared 0)
+foreach(line IN LISTS points)
+  if(NOT line MATCHES "^alexnet,train,")
+    continue()
+  endif()
+  list(GET swept ${compared} s_line)
+  foreach(pair "step_s;step_time_s" "cpu_step_s;cpu_step_time_s" "batch;batch")
+    list(GET pair 0 ours)
+    list(GET pair 1 theirs)
+    csv_cell("${b_header}" "${line}" ${ours} a)
+    csv_cell("${s_header}" "${s_line}" ${theirs} b)
+    if(NOT a STREQUAL b)
+      message(FATAL_ERROR "report: alexnet batch point ${compared}: ${ours} ${a}, sweep ${b}")
+    endif()
+  endforeach()
+  math(EXPR compared "${compared} + 1")
+endforeach()
+if(NOT compared EQUAL 9)
+  message(FATAL_ERROR "report: ${compared} alexnet training batch points, expected 9")
+endif()
+
+# Bad input: nothing written, the valid names listed; a non-empty folder needs --force, which
+# keeps the files the report did not write.
+expect_run(2 "unknown suite 'fathm'; did you mean 'fathom'" report --suite fathm -o ${WORK}/bad)
+expect_run(2 "unknown model 'alexnt'; did you mean 'alexnet'" report --models autoenc,alexnt
+           -o ${WORK}/bad)
+if(EXISTS ${WORK}/bad)
+  message(FATAL_ERROR "report: a failed report left ${WORK}/bad")
+endif()
+expect_run(2 "not empty" report --models autoenc -o ${out})
+file(WRITE ${out}/notes.txt "mine")
+expect_run(0 "wrote" report --models autoenc -o ${out} --force)
+if(NOT EXISTS ${out}/notes.txt)
+  message(FATAL_ERROR "report --force removed a file it did not write")
+endif()
