@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include "cli/report.h"
@@ -118,11 +120,20 @@ void OutputDir::commit() {
     throw UserError(
         fmt::format("-o {}: cannot create the folder ({})", excerpt(dir_), ec.message()));
   std::vector<PendingFile> pending;
-  for (const auto& [name, text] : files_)
-    pending.push_back({(fs::path(dir_) / name).string(), text, {}});
+  std::vector<fs::path> made;  // sub-folders this commit created (a name may hold one)
+  for (const auto& [name, text] : files_) {
+    const fs::path path = fs::path(dir_) / name;
+    for (fs::path up = path.parent_path(); up != fs::path(dir_) && !fs::exists(up);
+         up = up.parent_path())
+      made.push_back(up);
+    fs::create_directories(path.parent_path(), ec);
+    pending.push_back({path.string(), text, {}});
+  }
   try {
     write_files_atomically(pending);
   } catch (...) {
+    std::sort(made.begin(), made.end(), std::greater<>());  // deepest first
+    for (const fs::path& d : made) fs::remove(d, ec);
     if (created) fs::remove(dir_, ec);
     throw;
   }

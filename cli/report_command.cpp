@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/figures.h"
 #include "cli/output_files.h"
 #include "cli/report.h"
 #include "cli/study.h"
@@ -51,27 +52,89 @@ struct Csv {
 
 double bound_speedup(double v) { return std::isinf(v) ? -1.0 : v; }
 
+// The report as Markdown and as self-contained HTML, written block by block.
+class Doc {
+ public:
+  void heading(int level, const std::string& text) {
+    md_ << '\n' << std::string(static_cast<std::size_t>(level), '#') << ' ' << text << "\n";
+    html_ << fmt::format("<h{0}>{1}</h{0}>\n", level, inline_html(text));
+  }
+  // A paragraph; `code` spans are kept in Markdown and become <code> in HTML.
+  void paragraph(const std::string& text) {
+    md_ << '\n' << text << '\n';
+    html_ << "<p>" << inline_html(text) << "</p>\n";
+  }
+  void table(const Table& t) {
+    md_ << '\n';
+    t.print_markdown(md_);
+    t.print_html(html_);
+  }
+  // The figure from figures/NAME.svg, inline in the HTML; a note where it was not rendered.
+  void figure(const Figure& f, const RenderedFigure& r) {
+    if (!r.error.empty()) {
+      paragraph(fmt::format("Figure {} not drawn: {} (its data: `figures/{}.csv`).", f.title,
+                            r.error, f.name));
+      return;
+    }
+    md_ << fmt::format("\n![{}](figures/{}.svg)\n", f.title, f.name);
+    // The SVG's own XML declaration is not allowed inside HTML.
+    std::string svg = r.svg;
+    if (const auto at = svg.find("<svg"); at != std::string::npos) svg = svg.substr(at);
+    html_ << fmt::format("<figure id=\"{}\">\n{}\n<figcaption>{}</figcaption></figure>\n", f.name,
+                         svg, html_escape(f.title));
+  }
+  std::string markdown() const { return md_.str(); }
+  std::string html(const std::string& title) const {
+    return fmt::format(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<title>{}</title>\n<style>\n"
+        "body {{ font-family: sans-serif; max-width: 1000px; margin: 2em auto; color: #222; }}\n"
+        "table {{ border-collapse: collapse; margin: 0.5em 0 1em; }}\n"
+        "th, td {{ border: 1px solid #ccc; padding: 2px 8px; text-align: right; }}\n"
+        "th {{ background: #f0f0f0; }} td:first-child {{ text-align: left; }}\n"
+        "figure {{ margin: 1em 0; }} figure svg {{ max-width: 100%; height: auto; }}\n"
+        "code {{ background: #f4f4f4; padding: 0 3px; }}\n"
+        "</style>\n</head>\n<body>\n{}</body>\n</html>\n",
+        html_escape(title), html_.str());
+  }
+
+ private:
+  static std::string inline_html(const std::string& text) {
+    std::string out;
+    bool code = false;
+    std::size_t from = 0;
+    for (std::size_t at = text.find('`'); at != std::string::npos; at = text.find('`', from)) {
+      out += html_escape(text.substr(from, at - from)) + (code ? "</code>" : "<code>");
+      code = !code;
+      from = at + 1;
+    }
+    out += html_escape(text.substr(from));
+    return code ? out + "</code>" : out;
+  }
+  std::ostringstream md_;
+  std::ostringstream html_;
+};
+
 // One workload and mode: its Markdown section, and its rows of the CSV files.
-void write_mode(std::ostream& md, Csv& csv, const Study& st, const std::string& name,
-                const ModeStudy& m) {
+void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, const ModeStudy& m) {
   const model::Prediction& p = m.accel;
   const std::string mode = mode_text(m);
-  md << fmt::format("\n### {}: {}\n\n", name, mode);
-  md << fmt::format("{} on {} ({}): step {}, {:.1f} samples/s, {}", batch_text(p), p.device,
-                    p.device_model, seconds(p.step_time_s), p.samples_per_s,
-                    model::step_binding(p));
+  doc.heading(3, fmt::format("{}: {}", name, mode));
+  std::string headline =
+      fmt::format("{} on {} ({}): step {}, {:.1f} samples/s, {}", batch_text(p), p.device,
+                  p.device_model, seconds(p.step_time_s), p.samples_per_s, model::step_binding(p));
   if (m.host)
-    md << fmt::format("; on the host CPU alone ({}) {}, so the accelerator is {} faster",
-                      m.host->device_model, seconds(m.host->step_time_s),
-                      times(m.host->step_time_s / p.step_time_s));
-  md << ".\n";
+    headline += fmt::format("; on the host CPU alone ({}) {}, so the accelerator is {} faster",
+                            m.host->device_model, seconds(m.host->step_time_s),
+                            times(m.host->step_time_s / p.step_time_s));
+  doc.paragraph(headline + ".");
   csv.summary.add({name, mode, std::to_string(p.batch), p.device, num(p.step_time_s),
                    num(p.samples_per_s), std::string(model::step_binding(p)),
                    m.host ? num(m.host->step_time_s) : "",
                    m.host ? num(m.host->step_time_s / p.step_time_s) : ""});
 
   // Where the time goes: critical-path seconds per op class, accelerator and CPU alone.
-  md << "\nWhere the time goes (share of the critical path by op class):\n\n";
+  doc.paragraph("Where the time goes (share of the critical path by op class):");
   std::set<std::string> classes;
   for (const auto& [c, s] : p.by_class) classes.insert(c);
   if (m.host)
@@ -90,20 +153,20 @@ void write_mode(std::ostream& md, Csv& csv, const Study& st, const std::string& 
     csv.classes.add({name, mode, "accelerator", c, num(as), num(as / p.step_time_s)});
     if (m.host) csv.classes.add({name, mode, "host", c, num(hs), num(hs / m.host->step_time_s)});
   }
-  t.print_markdown(md);
+  doc.table(t);
 
-  md << "\nBinding resource (share of the critical path):\n\n";
+  doc.paragraph("Binding resource (share of the critical path):");
   Table b({"bound", "time", "share"});
   for (const auto& [bound, s] : p.by_bound) {
     b.add({bound, seconds(s), pct(s, p.step_time_s)});
     csv.bounds.add({name, mode, bound, num(s), num(s / p.step_time_s)});
   }
-  b.print_markdown(md);
+  doc.table(b);
 
-  md << fmt::format(
-      "\nAccelerability (each class alone 2x and 10x faster, and at zero cost: the Amdahl "
-      "bound; host dispatch and sync {:.1f}% of the step):\n\n",
-      100 * m.at10.host_share);
+  doc.paragraph(fmt::format(
+      "Accelerability (each class alone 2x and 10x faster, and at zero cost: the Amdahl "
+      "bound; host dispatch and sync {:.1f}% of the step):",
+      100 * m.at10.host_share));
   Table a({"op class", "share", "step at 2x", "speedup", "step at 10x", "speedup", "bound"});
   for (std::size_t i = 0; i < m.at10.classes.size(); ++i) {
     const model::ClassAccelerability& c10 = m.at10.classes[i];
@@ -116,14 +179,14 @@ void write_mode(std::ostream& md, Csv& csv, const Study& st, const std::string& 
                             num(c2->speedup_at_k), num(c10.at_k_s), num(c10.speedup_at_k),
                             num(c10.bound_s), num(bound_speedup(c10.bound_speedup))});
   }
-  a.print_markdown(md);
+  doc.table(a);
 
   if (!m.batches.empty()) {
     const std::string range =
         fmt::format("batch {} to {}", m.batches.front().batch, m.batches.back().batch);
-    md << fmt::format(
-        "\nBatch size, {} (host share: the critical path's host dispatch and sync; speedup: the "
-        "accelerator's over the host CPU). {}; {}.\n\n",
+    doc.paragraph(fmt::format(
+        "Batch size, {} (host share: the critical path's host dispatch and sync; speedup: the "
+        "accelerator's over the host CPU). {}; {}.",
         range,
         m.device_bound_from ? fmt::format("Device-bound from batch {} on", *m.device_bound_from)
                             : "Not device-bound at the largest batch",
@@ -131,7 +194,7 @@ void write_mode(std::ostream& md, Csv& csv, const Study& st, const std::string& 
                       ? fmt::format("the accelerator beats the CPU from batch {} on",
                                     *m.accelerator_wins_from)
                       : std::string("the CPU is as fast or faster at the largest batch"))
-               : std::string("no host CPU to compare"));
+               : std::string("no host CPU to compare")));
     const std::string dispatch(model::bound_name(model::Bound::kDispatch));
     Table s({"batch", "step", "samples/s", "host share", "binding", "CPU step", "speedup"});
     for (const model::SweepRow& r : m.batches) {
@@ -146,20 +209,20 @@ void write_mode(std::ostream& md, Csv& csv, const Study& st, const std::string& 
                        num(host_share), binding, cpu ? num(r.host_step_s) : "",
                        cpu ? num(r.host_speedup) : ""});
     }
-    s.print_markdown(md);
+    doc.table(s);
   }
 
   if (m.link) {
     const LinkStudy& l = *m.link;
-    md << fmt::format("\nHost link: with {} links in place of {}, the step takes {} ({} of {}).\n",
-                      l.to, l.from, seconds(l.changed_step_s), times(l.slowdown),
-                      seconds(l.step_s));
+    doc.paragraph(
+        fmt::format("Host link: with {} links in place of {}, the step takes {} ({} of {}).", l.to,
+                    l.from, seconds(l.changed_step_s), times(l.slowdown), seconds(l.step_s)));
     csv.link.add({name, mode, l.from, l.to, num(l.step_s), num(l.changed_step_s), num(l.slowdown)});
   }
 
   if (!m.scaling.empty()) {
-    md << fmt::format("\nData-parallel training over {}'s GPUs (batch {} per GPU):\n\n",
-                      st.system.name, p.batch);
+    doc.paragraph(fmt::format(
+        "Data-parallel training over {}'s GPUs (batch {} per GPU):", st.system.name, p.batch));
     Table s({"GPUs", "step", "samples/s", "speedup", "efficiency", "exposed communication"});
     for (const ScalingPoint& g : m.scaling) {
       s.add({std::to_string(g.gpus), seconds(g.step_s), fmt::format("{:.1f}", g.samples_per_s),
@@ -167,15 +230,15 @@ void write_mode(std::ostream& md, Csv& csv, const Study& st, const std::string& 
       csv.scaling.add({name, std::to_string(g.gpus), num(g.step_s), num(g.samples_per_s),
                        num(g.speedup), num(g.efficiency), num(g.exposed_s)});
     }
-    s.print_markdown(md);
+    doc.table(s);
   }
 
   const model::DeviceWhatIf& w = m.whatif;
-  md << fmt::format(
-      "\nWhat-if: {} in place of {}: step {} ({} faster; {} with every accelerator op at zero "
-      "cost).\n",
+  doc.paragraph(fmt::format(
+      "What-if: {} in place of {}: step {} ({} faster; {} with every accelerator op at zero "
+      "cost).",
       st.whatif_device_model, p.device_model, seconds(w.changed.step_time_s), times(w.speedup),
-      times(w.bound_speedup));
+      times(w.bound_speedup)));
   csv.whatif.add({name, mode, p.device_model, st.whatif_device_model, num(p.step_time_s),
                   num(w.changed.step_time_s), num(w.speedup), num(bound_speedup(w.bound_speedup))});
 }
@@ -184,6 +247,83 @@ std::string csv_text(const Table& t) {
   std::ostringstream os;
   t.print_csv(os);
   return os.str();
+}
+
+// The study's figures: class shares per workload (a stacked bar each, per mode); the
+// accelerator's speedup over the CPU against the batch, the batch from which the step is
+// device-bound marked (per mode); training throughput speedup against the GPU count.
+std::vector<Figure> study_figures(const Study& st) {
+  std::vector<Figure> figures;
+  const std::size_t modes = st.workloads.empty() ? 0 : st.workloads.front().modes.size();
+  for (std::size_t k = 0; k < modes; ++k) {
+    const std::string mode = mode_text(st.workloads.front().modes[k]);
+    std::set<std::string> class_set;
+    for (const WorkloadStudy& ws : st.workloads)
+      for (const auto& [c, t] : ws.modes[k].accel.by_class) class_set.insert(c);
+    const std::vector<std::string> classes(class_set.begin(), class_set.end());
+    std::vector<std::string> rows;
+    std::vector<std::vector<double>> shares;
+    for (const WorkloadStudy& ws : st.workloads) {
+      const model::Prediction& p = ws.modes[k].accel;
+      rows.push_back(ws.name);
+      std::vector<double> row;
+      for (const std::string& c : classes) {
+        const auto it = p.by_class.find(c);
+        row.push_back(it == p.by_class.end() || p.step_time_s <= 0 ? 0
+                                                                   : it->second / p.step_time_s);
+      }
+      shares.push_back(row);
+    }
+    figures.push_back(stacked_bars(
+        "classes_" + mode,
+        fmt::format("Where the time goes on {} ({}): share of the critical path by op class",
+                    st.system.device(st.system.default_device).model, mode),
+        rows, classes, shares, "share of the step"));
+
+    // Speedup over the CPU per batch; the series share the batches of the sweep.
+    std::vector<double> x;
+    std::vector<Series> series;
+    for (const WorkloadStudy& ws : st.workloads) {
+      const ModeStudy& m = ws.modes[k];
+      if (m.batches.empty() || !m.host) continue;
+      Series s{ws.name, {}, std::nullopt};
+      for (const model::SweepRow& r : m.batches) {
+        if (series.empty()) x.push_back(static_cast<double>(r.batch));
+        s.y.push_back(r.host_speedup);
+        if (m.device_bound_from && r.batch == *m.device_bound_from)
+          s.mark = std::make_pair(static_cast<double>(r.batch), r.host_speedup);
+      }
+      series.push_back(std::move(s));
+    }
+    if (!series.empty())
+      figures.push_back(line_chart(
+          "batch_speedup_" + mode,
+          fmt::format("Accelerator speedup over the host CPU against the batch ({}; a dot: "
+                      "device-bound from that batch on)",
+                      mode),
+          "batch", "speedup over the host CPU", x, series, true, "1"));
+  }
+
+  // Data-parallel training: speedup against the GPU count.
+  std::vector<double> gpus;
+  std::vector<Series> scaling;
+  for (const WorkloadStudy& ws : st.workloads)
+    for (const ModeStudy& m : ws.modes) {
+      if (m.scaling.empty()) continue;
+      Series s{ws.name, {}, std::nullopt};
+      for (const ScalingPoint& g : m.scaling) {
+        if (scaling.empty()) gpus.push_back(g.gpus);
+        s.y.push_back(g.speedup);
+      }
+      scaling.push_back(std::move(s));
+    }
+  if (!scaling.empty())
+    figures.push_back(
+        line_chart("scaling",
+                   fmt::format("Data-parallel training on {}: throughput speedup against one GPU",
+                               st.system.name),
+                   "GPUs", "speedup", gpus, scaling, true, "x"));
+  return figures;
 }
 
 struct ReportArgs {
@@ -212,21 +352,18 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
                   << (done == total ? "\n" : "") << std::flush;
       });
 
-  std::ostringstream md;
-  md << fmt::format("# amdahl report: {}\n\n", st.title);
-  md << fmt::format("System `{}` ({}): accelerator {} ({}); produced by `{}`.\n", st.system.name,
-                    st.system.file, st.system.default_device,
-                    st.system.device(st.system.default_device).model, command_line);
-  md << "Every number is the model's prediction (docs/architecture.md), at each network's own "
-        "batch unless a table varies it; the assumptions behind each are those `amdahl "
-        "predict` lists for the same inputs.\n";
-  Csv csv;
-  std::ostringstream body;
-  for (const WorkloadStudy& ws : st.workloads) {
-    body << fmt::format("\n## {}\n", ws.name);
-    for (const ModeStudy& m : ws.modes) write_mode(body, csv, st, ws.name, m);
-  }
-  md << "\n## Summary\n\n";
+  Doc doc;
+  doc.heading(1, "amdahl report: " + st.title);
+  doc.paragraph(fmt::format("System `{}` ({}): accelerator {} ({}); produced by `{}`.",
+                            st.system.name, st.system.file, st.system.default_device,
+                            st.system.device(st.system.default_device).model, command_line));
+  doc.paragraph(
+      "Every number is the model's prediction (docs/architecture.md), at each network's own "
+      "batch unless a table varies it; the assumptions behind each are those `amdahl predict` "
+      "lists for the same inputs. Each table's numbers are in the CSV of the same name; each "
+      "figure's in `figures/`, beside the gnuplot script that draws it.");
+
+  doc.heading(2, "Summary");
   Table summary({"workload", "mode", "batch", "step", "samples/s", "binding", "host CPU step",
                  "accelerator speedup"});
   for (const WorkloadStudy& ws : st.workloads)
@@ -236,14 +373,29 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
                    std::string(model::step_binding(m.accel)),
                    m.host ? seconds(m.host->step_time_s) : "-",
                    m.host ? times(m.host->step_time_s / m.accel.step_time_s) : "-"});
-  summary.print_markdown(md);
-  md << body.str();
+  doc.table(summary);
 
-  if (!out) {
-    std::cout << md.str();
-    return;
+  doc.heading(2, "Figures");
+  for (const Figure& f : study_figures(st)) {
+    const RenderedFigure r = render(f);
+    if (!r.error.empty()) std::cerr << fmt::format("report: figure {}: {}\n", f.name, r.error);
+    doc.figure(f, r);
+    out.add("figures/" + f.name + ".csv", f.csv);
+    out.add("figures/" + f.name + ".gp", f.script);
+    if (r.error.empty()) {
+      out.add("figures/" + f.name + ".svg", r.svg);
+      out.add("figures/" + f.name + ".png", r.png);
+    }
   }
-  out.add("report.md", md.str());
+
+  Csv csv;
+  for (const WorkloadStudy& ws : st.workloads) {
+    doc.heading(2, ws.name);
+    for (const ModeStudy& m : ws.modes) write_mode(doc, csv, st, ws.name, m);
+  }
+
+  out.add("report.md", doc.markdown());
+  out.add("report.html", doc.html("amdahl report: " + st.title));
   out.add("summary.csv", csv_text(csv.summary));
   out.add("classes.csv", csv_text(csv.classes));
   out.add("bounds.csv", csv_text(csv.bounds));
@@ -261,8 +413,9 @@ void register_report(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "report",
-      "the characterization study of a suite or list of workloads on one system: report.md "
-      "and the CSV behind every table (docs/report.md)");
+      "the characterization study of a suite or list of workloads on one system: report.html, "
+      "report.md, figures (SVG, PNG, gnuplot scripts) and the CSV behind every table and "
+      "figure (docs/report.md)");
   std::string suites;
   for (const auto& [name, members] : graphs::zoo_suites())
     suites += fmt::format("{}{} ({})", suites.empty() ? "" : "; ", name, join(members));
@@ -281,8 +434,9 @@ void register_report(CLI::App& app) {
   cmd->add_option("--threads", args->study.threads, "sweep worker threads (0: all cores)")
       ->capture_default_str();
   cmd->add_option("-o,--out", args->out_dir,
-                  "folder for report.md and the CSVs (absent or empty unless --force); without "
-                  "it report.md goes to stdout");
+                  "folder for report.html, report.md, the CSVs and figures/ (absent or empty "
+                  "unless --force)")
+      ->required();
   cmd->add_flag("--force", args->force,
                 "let -o replace the files amdahl writes in a non-empty folder");
   cmd->callback([args] {

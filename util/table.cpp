@@ -82,4 +82,40 @@ void Table::print_markdown(std::ostream& out) const {
   for (const auto& r : rows_) line(r);
 }
 
+std::string html_escape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+void Table::print_html(std::ostream& out) const {
+  out << "<table>\n<tr>";
+  for (const auto& h : header_) out << "<th>" << html_escape(h) << "</th>";
+  out << "</tr>\n";
+  for (const auto& r : rows_) {
+    out << "<tr>";
+    for (std::size_t i = 0; i < header_.size(); ++i)
+      out << "<td>" << html_escape(i < r.size() ? r[i] : "") << "</td>";
+    out << "</tr>\n";
+  }
+  out << "</table>\n";
+}
+
 }  // namespace amdahl

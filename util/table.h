@@ -16,6 +16,8 @@ class Table {
   void print_csv(std::ostream& out) const;
   // A GitHub-flavoured Markdown table ('|' in a cell escaped).
   void print_markdown(std::ostream& out) const;
+  // An HTML <table> (cells escaped).
+  void print_html(std::ostream& out) const;
   bool empty() const { return rows_.empty(); }
 
  private:
@@ -24,5 +26,7 @@ class Table {
 };
 
 std::string csv_escape(const std::string& cell);
+// `text` with &, <, > and " as HTML entities.
+std::string html_escape(const std::string& text);
 
 }  // namespace amdahl

@@ -7,8 +7,9 @@ include(${CMAKE_CURRENT_LIST_DIR}/expect_run.cmake)
 file(REMOVE_RECURSE ${WORK})
 set(out ${WORK}/fathom)
 expect_run(0 "wrote" report --suite fathom --system minsky -o ${out})
-foreach(f report.md summary.csv classes.csv bounds.csv accelerability.csv batch_sweep.csv
-          host_link.csv scaling.csv whatif.csv)
+foreach(f report.html report.md summary.csv classes.csv bounds.csv accelerability.csv
+          batch_sweep.csv host_link.csv scaling.csv whatif.csv figures/classes_train.csv
+          figures/classes_train.gp figures/batch_speedup_infer.gp figures/scaling.csv)
   if(NOT EXISTS ${out}/${f})
     message(FATAL_ERROR "report -o: ${f} missing")
   endif()
@@ -88,4 +89,20 @@ file(WRITE ${out}/notes.txt "mine")
 expect_run(0 "wrote" report --models autoenc -o ${out} --force)
 if(NOT EXISTS ${out}/notes.txt)
   message(FATAL_ERROR "report --force removed a file it did not write")
+endif()
+
+# Without gnuplot the report still writes every CSV and script, and says how to draw them.
+set(no_plot ${WORK}/no_gnuplot)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PATH=/nonexistent
+                        ${AMDAHL} report --models alexnet --system minsky -o ${no_plot}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+string(FIND "${e}" "gnuplot is not installed" at)
+if(NOT rc EQUAL 0 OR at EQUAL -1 OR NOT EXISTS ${no_plot}/figures/classes_train.gp
+   OR EXISTS ${no_plot}/figures/classes_train.svg)
+  message(FATAL_ERROR "report without gnuplot: exit ${rc}\n${e}")
+endif()
+file(READ ${no_plot}/report.md md)
+string(FIND "${md}" "render it with `gnuplot classes_train.gp` in the figures folder" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "report without gnuplot: report.md does not say how to draw the figures")
 endif()

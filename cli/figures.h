@@ -1,0 +1,51 @@
+#pragma once
+// Figures of amdahl's reports (report, sweep --plot): the CSV behind each, the gnuplot script
+// that draws it from that CSV, and its SVG and PNG. gnuplot (Debian's gnuplot-nox, installed
+// by scripts/setup) renders without a display, writes SVG and PNG from one script, and the
+// script stays beside the figure as plain text a user can restyle and re-run
+// (`gnuplot NAME.gp` in the figure's folder).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace amdahl::cli {
+
+struct Figure {
+  std::string name;    // file stem: "classes_train"
+  std::string title;   // shown above the figure
+  std::string csv;     // NAME.csv, the data it plots
+  std::string script;  // NAME.gp: reads NAME.csv, writes NAME.svg and NAME.png
+};
+
+// One line of a line chart: y per x (x ascending; NaN where the line has no point).
+struct Series {
+  std::string name;
+  std::vector<double> y;
+  std::optional<std::pair<double, double>> mark;  // a point marked on the line (x, y)
+};
+
+// Stacked bars, one bar per row, one segment per column (its share, 0..1).
+Figure stacked_bars(std::string name, std::string title, const std::vector<std::string>& rows,
+                    const std::vector<std::string>& columns,
+                    const std::vector<std::vector<double>>& shares, const std::string& y_label);
+
+// Lines over a shared x axis, logarithmic in x (base 2) and, when `log_y`, in y; `reference`
+// draws y = reference (a dashed line: parity, or the ideal) when given.
+Figure line_chart(std::string name, std::string title, const std::string& x_label,
+                  const std::string& y_label, const std::vector<double>& x,
+                  const std::vector<Series>& series, bool log_y,
+                  std::optional<std::string> reference = std::nullopt);
+
+struct RenderedFigure {
+  std::string svg;
+  std::string png;
+  std::string error;  // empty when rendered; else why not, and how to render it by hand
+};
+
+// Runs gnuplot on the figure in a temporary folder and reads back its SVG and PNG. Never
+// throws: a missing or failing gnuplot is reported in `error`.
+RenderedFigure render(const Figure& figure);
+
+}  // namespace amdahl::cli
