@@ -8,10 +8,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <random>
 #include <sstream>
 
+#include "util/atomic_file.h"
+#include "util/error.h"
 #include "util/table.h"
 
 namespace amdahl::cli {
@@ -150,6 +153,32 @@ Figure line_chart(std::string name, std::string title, const std::string& x_labe
   return f;
 }
 
+Figure scatter(std::string name, std::string title, const std::string& x_label,
+               const std::string& y_label, const std::vector<PointGroup>& groups) {
+  std::vector<std::string> head{x_label};
+  for (const PointGroup& g : groups) head.push_back(g.name);
+  Table t(head);
+  for (std::size_t k = 0; k < groups.size(); ++k)
+    for (const auto& [x, y] : groups[k].points) {
+      std::vector<std::string> line{number(x)};
+      for (std::size_t j = 0; j < groups.size(); ++j) line.push_back(j == k ? number(y) : "NaN");
+      t.add(line);
+    }
+  Figure f;
+  f.name = std::move(name);
+  f.title = std::move(title);
+  f.csv = csv_of(t);
+  f.script = header(f.name, f.title) +
+             fmt::format(
+                 "set logscale xy\nset xlabel {}\nset ylabel {}\nset size ratio -1\n"
+                 "plot for [i=2:{}] \"{}.csv\" using 1:i with points pt 7 ps 0.9 "
+                 "title columnheader(i), x with lines dt 2 lc rgb \"#888888\" title "
+                 "\"predicted = measured\"\n",
+                 quoted(x_label), quoted(y_label), groups.size() + 1, f.name) +
+             footer(f.name);
+  return f;
+}
+
 RenderedFigure render(const Figure& figure) {
   RenderedFigure r;
   const std::string by_hand =
@@ -188,6 +217,50 @@ RenderedFigure render(const Figure& figure) {
   }
   fs::remove_all(dir, ec);
   return r;
+}
+
+std::string plot_name(const std::string& file) {
+  const fs::path path(file);
+  if (path.extension() != ".svg" || path.stem().empty())
+    throw UserError(fmt::format("--plot {}: expected a file name ending in .svg", file));
+  return path.stem().string();
+}
+
+namespace {
+
+// FILE's folder/STEM + ext.
+std::string beside(const std::string& file, const char* ext) {
+  const fs::path path(file);
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  return (dir / (path.stem().string() + ext)).string();
+}
+
+}  // namespace
+
+void check_plot(const std::string& file, bool force) {
+  plot_name(file);
+  if (!force)
+    for (const char* ext : {".svg", ".png", ".csv", ".gp"})
+      if (fs::exists(beside(file, ext)))
+        throw UserError(
+            fmt::format("--plot {}: {} exists (--force replaces it)", file, beside(file, ext)));
+}
+
+void write_plot(const std::string& file, const Figure& figure, bool force) {
+  if (figure.name != plot_name(file))
+    throw InternalError(fmt::format("--plot {}: figure named '{}'", file, figure.name));
+  check_plot(file, force);
+  const RenderedFigure r = render(figure);
+  std::vector<PendingFile> files{{beside(file, ".csv"), figure.csv, {}},
+                                 {beside(file, ".gp"), figure.script, {}}};
+  if (r.error.empty()) {
+    files.push_back({beside(file, ".svg"), r.svg, {}});
+    files.push_back({beside(file, ".png"), r.png, {}});
+  } else {
+    std::cerr << fmt::format("--plot: {}\n", r.error);
+  }
+  write_files_atomically(files);
+  for (const auto& f : files) std::cerr << fmt::format("wrote {}\n", f.path);
 }
 
 }  // namespace amdahl::cli

@@ -38,6 +38,15 @@ Figure line_chart(std::string name, std::string title, const std::string& x_labe
                   const std::vector<Series>& series, bool log_y,
                   std::optional<std::string> reference = std::nullopt);
 
+// Points of several groups, logarithmic on both axes, with the line y = x: predicted against
+// measured. Each group: its name and its (x, y) points.
+struct PointGroup {
+  std::string name;
+  std::vector<std::pair<double, double>> points;
+};
+Figure scatter(std::string name, std::string title, const std::string& x_label,
+               const std::string& y_label, const std::vector<PointGroup>& groups);
+
 struct RenderedFigure {
   std::string svg;
   std::string png;
@@ -47,5 +56,15 @@ struct RenderedFigure {
 // Runs gnuplot on the figure in a temporary folder and reads back its SVG and PNG. Never
 // throws: a missing or failing gnuplot is reported in `error`.
 RenderedFigure render(const Figure& figure);
+
+// `--plot FILE.svg` of sweep and validate. plot_name: the figure's name, FILE's stem; throws
+// UserError unless FILE ends in .svg. write_plot: the figure (named plot_name(FILE)) drawn and
+// written beside FILE as STEM.svg, STEM.png, STEM.csv and STEM.gp, atomically (the CSV and the
+// script alone, with a note on stderr, when it could not be drawn); throws UserError when one
+// of the four exists and `force` is false.
+std::string plot_name(const std::string& file);
+// plot_name's check, and the existing files' (so a command can fail before any work).
+void check_plot(const std::string& file, bool force);
+void write_plot(const std::string& file, const Figure& figure, bool force);
 
 }  // namespace amdahl::cli

@@ -3,7 +3,6 @@
 // (docs/report.md).
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,13 +14,17 @@
 #include "cli/commands.h"
 #include "cli/figures.h"
 #include "cli/output_files.h"
+#include "cli/progress.h"
 #include "cli/report.h"
 #include "cli/study.h"
 #include "cli/table.h"
+#include "cli/validation_view.h"
 #include "cli/workload.h"
 #include "graphs/zoo.h"
 #include "util/error.h"
 #include "util/suggest.h"
+#include "validate/comparison.h"
+#include "validate/measured_runs.h"
 
 namespace amdahl::cli {
 
@@ -328,7 +331,8 @@ std::vector<Figure> study_figures(const Study& st) {
 
 struct ReportArgs {
   StudyOptions study;
-  std::string models;  // comma-separated
+  std::string measured;  // measured-runs CSV of this system (validate --measured)
+  std::string models;    // comma-separated
   std::string out_dir;
   bool force = false;
 };
@@ -341,15 +345,14 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
     if (comma > at) so.workloads.push_back(args.models.substr(at, comma - at));
     at = comma + 1;
   }
-  const bool tty = isatty(STDERR_FILENO) != 0;
+  // Measured runs are read (and any error raised) before the study.
+  const std::vector<validate::MeasuredRun> runs = args.measured.empty()
+                                                      ? std::vector<validate::MeasuredRun>{}
+                                                      : validate::read_measured_runs(args.measured);
+  Progress bar;
   const Study st =
-      run_study(so, [tty](std::size_t done, std::size_t total, const std::string& what) {
-        if (!tty) return;
-        const int width = 30;
-        const int filled = total ? static_cast<int>(width * done / total) : width;
-        std::cerr << fmt::format("\r[{}{}] {}/{} {:<40}", std::string(filled, '#'),
-                                 std::string(width - filled, ' '), done, total, what.substr(0, 40))
-                  << (done == total ? "\n" : "") << std::flush;
+      run_study(so, [&bar](std::size_t done, std::size_t total, const std::string& what) {
+        bar.update(done, total, what);
       });
 
   Doc doc;
@@ -386,6 +389,33 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
       out.add("figures/" + f.name + ".svg", r.svg);
       out.add("figures/" + f.name + ".png", r.png);
     }
+  }
+
+  if (!runs.empty()) {
+    const validate::ValidationReport v = validate::compare(
+        runs, [&](const validate::MeasuredRun& run) { return predict_run(run, st.system, ""); });
+    doc.heading(2, "Validation");
+    doc.paragraph(fmt::format(
+        "Predicted against the {} measured runs of `{}` (`amdahl validate --measured` gives "
+        "each point): median and 90th percentile of |error|, by group.",
+        v.points.size(), args.measured));
+    doc.table(summary_table(v, false));
+    const Figure f = validation_figure("validation", v, st.system.name);
+    const RenderedFigure r = render(f);
+    if (!r.error.empty()) std::cerr << fmt::format("report: figure {}: {}\n", f.name, r.error);
+    doc.figure(f, r);
+    out.add("figures/" + f.name + ".csv", f.csv);
+    out.add("figures/" + f.name + ".gp", f.script);
+    if (r.error.empty()) {
+      out.add("figures/" + f.name + ".svg", r.svg);
+      out.add("figures/" + f.name + ".png", r.png);
+    }
+    Table points({"workload", "batch", "mode", "precision", "op_class", "measured_s", "predicted_s",
+                  "error"});
+    for (const validate::ValidationPoint& p : v.points)
+      points.add({p.run.workload, std::to_string(p.run.batch), p.run.mode, p.run.precision,
+                  p.run.op_class, num(p.run.measured_s), num(p.predicted_s), num(p.error)});
+    out.add("validation.csv", csv_text(points));
   }
 
   Csv csv;
@@ -431,6 +461,10 @@ void register_report(CLI::App& app) {
   cmd->add_option("--whatif-device", args->study.whatif_device,
                   "device file put in the accelerator's place (default: the catalog's "
                   "whatif-accel.yaml)");
+  cmd->add_option("--measured", args->measured,
+                  "measured-runs CSV of this system (as `validate --measured`): the report "
+                  "adds predicted against measured")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--threads", args->study.threads, "sweep worker threads (0: all cores)")
       ->capture_default_str();
   cmd->add_option("-o,--out", args->out_dir,

@@ -15,7 +15,9 @@
 #include <utility>
 
 #include "cli/commands.h"
+#include "cli/figures.h"
 #include "cli/output_files.h"
+#include "cli/progress.h"
 #include "cli/report.h"
 #include "cli/table.h"
 #include "cli/workload.h"
@@ -31,6 +33,7 @@ struct SweepArgs {
   std::vector<std::string> vary;
   bool no_cpu = false;
   unsigned threads = 0;
+  std::string plot;  // --plot FILE.svg
 };
 
 std::string num(double v) { return fmt::format("{:.6g}", v); }
@@ -51,10 +54,15 @@ void register_sweep(CLI::App& app) {
                   "NAME=V1,V2,... | NAME=A..B[:STEP|:xFACTOR] (repeatable; a grid over all)")
       ->required();
   cmd->add_flag("--no-cpu", args->no_cpu, "skip the all-on-host-CPU comparison");
+  cmd->add_option("--plot", args->plot,
+                  "also draw the sweep into FILE.svg (with FILE.png, the CSV and the gnuplot "
+                  "script beside it): throughput against the first axis, or the speedup "
+                  "against `gpus` when it varies");
   cmd->add_option("--threads", args->threads, "worker threads (0: all cores)")
       ->capture_default_str();
   cmd->callback([o, args] {
     OutputDir out(o->out_dir, o->force);
+    if (!args->plot.empty()) check_plot(args->plot, o->force);  // fails before any work
     const hw::SystemSpec system = load_workload_system(*o);
     const Workload first = load_workload(*o);  // validates every input once
     std::vector<model::SweepAxis> axes;
@@ -81,13 +89,22 @@ void register_sweep(CLI::App& app) {
       model::SweepRow r;
     };
     std::vector<Row> rows;
+    Progress bar;
+    std::size_t finished = 0;  // points of the GPU counts before this one
+    std::size_t total = 0;
     for (const std::int64_t g : gpu_counts) {
       if (g > std::numeric_limits<int>::max())
         throw UserError(fmt::format("--vary gpus: {} GPUs is more than amdahl models", g));
       WorkloadOptions at = *o;
       at.gpus = static_cast<int>(g);
       const auto grid = model::sweep_grid(size_axes, size_overrides(at));
+      if (total == 0) total = grid.size() * gpu_counts.size();
+      if (bar.shown())
+        so.progress = [&bar, &finished, total](std::size_t done, std::size_t) {
+          bar.update(finished + done, total, "sweep points");
+        };
       const auto points = model::sweep(lower_at(at, system), system, grid, so);
+      finished += grid.size();
       for (std::size_t i = 0; i < points.size(); ++i) rows.push_back({g, i, points[i]});
     }
     // Speedup and scaling efficiency against the fewest GPUs at the same sizes.
@@ -193,6 +210,46 @@ void register_sweep(CLI::App& app) {
       out.add("sweep.json", json.dump(1) + "\n");
       out.commit();
     }
+    if (args->plot.empty()) return;
+    // The plot: with `gpus` varied, the speedup against the GPU count, a line per point of the
+    // other axes; else throughput against the first axis, a line per point of the others
+    // (and the host CPU's with one axis).
+    const std::string x_name = gpus_varied ? "gpus" : axes.front().name;
+    const std::vector<std::int64_t>& x_values = gpus_varied ? gpu_counts : axes.front().values;
+    std::vector<double> x(x_values.begin(), x_values.end());
+    std::map<std::string, Series> lines;
+    std::vector<std::string> order;
+    for (const Row& each : rows) {
+      std::string label;
+      for (const auto& a : axes)
+        if (a.name != x_name)
+          label += fmt::format("{}{}={}", label.empty() ? "" : ",", a.name,
+                               a.name == "gpus" ? each.gpus : each.r.sizes.at(a.name));
+      if (label.empty()) label = gpus_varied ? "speedup" : "accelerator";
+      auto [it, fresh] = lines.try_emplace(label, Series{label, {}, std::nullopt});
+      if (fresh) order.push_back(label);
+      it->second.y.push_back(gpus_varied ? speedup(each) : each.r.samples_per_s);
+    }
+    std::vector<Series> series;
+    for (const auto& label : order) series.push_back(lines.at(label));
+    if (!gpus_varied && cpu && axes.size() == 1) {
+      Series host_line{"host CPU (" + host->name + ")", {}, std::nullopt};
+      for (const Row& each : rows)
+        host_line.y.push_back(
+            each.r.host_step_s > 0 ? static_cast<double>(each.r.batch) / each.r.host_step_s : NAN);
+      series.push_back(host_line);
+    }
+    const std::string name = plot_name(args->plot);
+    const Figure fig = gpus_varied
+                           ? line_chart(name,
+                                        fmt::format("{} on {}: speedup against {} GPU(s)",
+                                                    first.lowered.name, system.name, base_gpus),
+                                        "gpus", "speedup", x, series, true, "x")
+                           : line_chart(name,
+                                        fmt::format("{} on {}: throughput against {}",
+                                                    first.lowered.name, system.name, x_name),
+                                        x_name, "samples/s", x, series, true);
+    write_plot(args->plot, fig, o->force);
   });
 }
 

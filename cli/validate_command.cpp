@@ -1,12 +1,15 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/figures.h"
 #include "cli/report.h"
 #include "cli/table.h"
+#include "cli/validation_view.h"
 #include "cli/workload.h"
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
@@ -23,43 +26,11 @@ struct ValidateOptions {
   std::string system = "minsky";
   std::string device;
   std::string format = "table";
+  std::string plot;  // --plot FILE.svg
+  bool force = false;
 };
 
 std::string percent(double e) { return fmt::format("{:+.1f}%", 100 * e); }
-
-// The prediction of one measured configuration, its parameter count checked when the
-// measurement gives one.
-model::Prediction predict_run(const validate::MeasuredRun& run, const hw::SystemSpec& system,
-                              const ValidateOptions& o) {
-  WorkloadOptions w;
-  w.model = run.workload;
-  w.device = o.device;
-  w.mode = run.mode;
-  w.precision = run.precision;
-  w.inputs_on_device = run.inputs_on_device;
-  const Workload wl = load_workload(w, {{"batch", run.batch}}, system);
-  validate::check_parameters(run, wl.lowered.parameters);
-  return model::predict(wl.lowered, wl.system, wl.predict);
-}
-
-// The group summaries: percentages in a table, fractions in CSV.
-Table summary_table(const validate::ValidationReport& r, bool csv) {
-  Table t(
-      csv ? std::vector<std::string>{"by", "group", "points", "median_abs_error", "p90_abs_error"}
-          : std::vector<std::string>{"group", "points", "median |error|", "p90 |error|"});
-  const auto add = [&](const std::string& by, const std::string& group,
-                       const validate::ErrorSummary& s) {
-    if (csv)
-      t.add({by, group, std::to_string(s.points), fmt::format("{:.4f}", s.median_abs),
-             fmt::format("{:.4f}", s.p90_abs)});
-    else
-      t.add({by == "all" ? "all" : fmt::format("{} {}", by, group), std::to_string(s.points),
-             fmt::format("{:.1f}%", 100 * s.median_abs), fmt::format("{:.1f}%", 100 * s.p90_abs)});
-  };
-  for (const auto& g : r.groups) add(g.by, g.group, g.summary);
-  for (const auto& [cls, s] : r.by_class) add("class", cls, s);
-  return t;
-}
 
 void print_runs(const validate::ValidationReport& r, const std::string& format) {
   if (format == "json") {
@@ -139,7 +110,7 @@ void run_profile(const ValidateOptions& o, const hw::SystemSpec& system) {
     run.inputs_on_device = true;
     run.precision = c.precision;
     run.where = c.where;
-    const model::Prediction p = predict_run(run, system, o);
+    const model::Prediction p = predict_run(run, system, o.device);
     std::map<std::string, std::pair<double, double>> rows;  // class -> measured, predicted
     for (const auto& [cls, s] : c.device_s_per_step) rows[cls].first = s;
     for (const auto& [cls, s] : p.busy_by_class)
@@ -208,7 +179,13 @@ void register_validate(CLI::App& app) {
   cmd->add_option("--format", o->format, "output format")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
+  cmd->add_option("--plot", o->plot,
+                  "with --measured, also draw predicted against measured step time into "
+                  "FILE.svg (with FILE.png, the CSV and the gnuplot script beside it)");
+  cmd->add_flag("--force", o->force, "let --plot replace its files");
   cmd->callback([o] {
+    if (!o->plot.empty() && o->measured.empty())
+      throw UserError("validate: --plot draws the --measured comparison");
     if (o->measured.empty() == o->profile.empty())
       throw UserError("validate: give --measured FILE or --profile FILE");
     const hw::SystemSpec system = hw::load_system(o->system);
@@ -216,10 +193,14 @@ void register_validate(CLI::App& app) {
       run_profile(*o, system);
       return;
     }
+    if (!o->plot.empty()) check_plot(o->plot, o->force);  // fails before any work
     const auto runs = validate::read_measured_runs(o->measured);
-    const auto report = validate::compare(
-        runs, [&](const validate::MeasuredRun& run) { return predict_run(run, system, *o); });
+    const auto report = validate::compare(runs, [&](const validate::MeasuredRun& run) {
+      return predict_run(run, system, o->device);
+    });
     print_runs(report, o->format);
+    if (!o->plot.empty())
+      write_plot(o->plot, validation_figure(plot_name(o->plot), report, system.name), o->force);
   });
 }
 

@@ -144,6 +144,8 @@ std::vector<SweepRow> sweep(const MakeLowerAt& make_lower_at, const hw::SystemSp
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(grid.size())));
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
+  std::size_t done = 0;
+  std::mutex progress_mutex;
   std::exception_ptr error;
   std::mutex error_mutex;
   // Workers claim chunks of consecutive points, so that each sees runs of neighbouring
@@ -154,8 +156,13 @@ std::vector<SweepRow> sweep(const MakeLowerAt& make_lower_at, const hw::SystemSp
       const LowerAt lower_at = make_lower_at();
       for (std::size_t begin = next.fetch_add(chunk); begin < grid.size() && !failed;
            begin = next.fetch_add(chunk))
-        for (std::size_t i = begin; i < std::min(begin + chunk, grid.size()) && !failed; ++i)
+        for (std::size_t i = begin; i < std::min(begin + chunk, grid.size()) && !failed; ++i) {
           rows[i] = evaluate_point(lower_at, system, grid[i], options);
+          if (options.progress) {
+            const std::lock_guard<std::mutex> lock(progress_mutex);
+            options.progress(++done, grid.size());
+          }
+        }
     } catch (...) {
       const std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();

@@ -53,6 +53,9 @@ struct SweepOptions {
   PredictOptions predict;    // device, mode, precision, placement
   bool compare_host = true;  // also predict with every op on the host CPU
   unsigned threads = 0;      // 0: std::thread::hardware_concurrency()
+  // Called after each point with the number of points done (one call at a time, from the
+  // worker that finished it); none when empty.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 // Lowers the network at one point; the result stays valid until its next call. Each worker

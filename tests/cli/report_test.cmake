@@ -2,6 +2,7 @@
 # CSVs equal to what `predict` and `sweep` print for the same inputs. Run by ctest with
 # -DAMDAHL=<binary> -DWORK=<scratch dir>.
 
+cmake_policy(SET CMP0007 NEW)  # list(POP_FRONT/GET) keep empty elements
 include(${CMAKE_CURRENT_LIST_DIR}/expect_run.cmake)
 
 file(REMOVE_RECURSE ${WORK})
@@ -105,4 +106,35 @@ file(READ ${no_plot}/report.md md)
 string(FIND "${md}" "render it with `gnuplot classes_train.gp` in the figures folder" at)
 if(at EQUAL -1)
   message(FATAL_ERROR "report without gnuplot: report.md does not say how to draw the figures")
+endif()
+
+# --measured: the validation section, its points and its figure.
+set(validated ${WORK}/validated)
+expect_run(0 "wrote" report --models resnet50 --system h200
+           --measured ${SHARED}/data/h200/networks/steps.csv -o ${validated})
+foreach(f validation.csv figures/validation.csv figures/validation.gp)
+  if(NOT EXISTS ${validated}/${f})
+    message(FATAL_ERROR "report --measured: ${f} missing")
+  endif()
+endforeach()
+file(READ ${validated}/report.md md)
+string(FIND "${md}" "| all | 52 |" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "report --measured: no summary of the 52 measured runs")
+endif()
+
+# sweep --plot and validate --plot: the figure's SVG, PNG, CSV and script beside FILE; an
+# existing one is kept unless --force.
+expect_run(0 "wrote ${WORK}/sweep_plot.gp" sweep --model alexnet --system minsky
+           --vary batch=1,2,4 --plot ${WORK}/sweep_plot.svg)
+expect_run(2 "sweep_plot.svg exists (--force replaces it)" sweep --model alexnet
+           --system minsky --vary batch=1,2,4 --plot ${WORK}/sweep_plot.svg)
+expect_run(2 "expected a file name ending in .svg" sweep --model alexnet --system minsky
+           --vary batch=1,2 --plot ${WORK}/sweep_plot.png)
+expect_run(0 "wrote ${WORK}/validate_plot.csv" validate --system h200
+           --measured ${SHARED}/data/h200/networks/steps.csv --plot ${WORK}/validate_plot.svg)
+file(STRINGS ${WORK}/validate_plot.csv plotted)
+list(LENGTH plotted plotted_count)
+if(NOT plotted_count EQUAL 53)
+  message(FATAL_ERROR "validate --plot: ${plotted_count} CSV lines, expected 53 (52 runs)")
 endif()
