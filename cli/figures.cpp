@@ -85,6 +85,17 @@ std::string csv_of(const Table& t) {
   return os.str();
 }
 
+// A figure of `data` whose script is `body` between the common header and footer.
+Figure make_figure(std::string name, std::string title, const Table& data,
+                   const std::string& body) {
+  Figure f;
+  f.name = std::move(name);
+  f.title = std::move(title);
+  f.csv = csv_of(data);
+  f.script = header(f.name, f.title) + body + footer(f.name);
+  return f;
+}
+
 }  // namespace
 
 Figure stacked_bars(std::string name, std::string title, const std::vector<std::string>& rows,
@@ -98,23 +109,17 @@ Figure stacked_bars(std::string name, std::string title, const std::vector<std::
     for (std::size_t c = 0; c < columns.size(); ++c) line.push_back(number(shares[r][c]));
     t.add(line);
   }
-  Figure f;
-  f.name = std::move(name);
-  f.title = std::move(title);
-  f.csv = csv_of(t);
-  f.script = header(f.name, f.title) +
-             fmt::format(
-                 "set style data histograms\n"
-                 "set style histogram rowstacked\n"
-                 "set style fill solid 0.9 border lc rgb \"#444444\"\n"
-                 "set boxwidth 0.7\n"
-                 "set yrange [0:1]\n"
-                 "set ylabel {}\n"
-                 "set xtics rotate by -30\n"
-                 "plot for [i=2:{}] \"{}.csv\" using i:xtic(1) title columnheader(i)\n",
-                 quoted(y_label), columns.size() + 1, f.name) +
-             footer(f.name);
-  return f;
+  const std::string body = fmt::format(
+      "set style data histograms\n"
+      "set style histogram rowstacked\n"
+      "set style fill solid 0.9 border lc rgb \"#444444\"\n"
+      "set boxwidth 0.7\n"
+      "set yrange [0:1]\n"
+      "set ylabel {}\n"
+      "set xtics rotate by -30\n"
+      "plot for [i=2:{}] \"{}.csv\" using i:xtic(1) title columnheader(i)\n",
+      quoted(y_label), columns.size() + 1, name);
+  return make_figure(std::move(name), std::move(title), t, body);
 }
 
 Figure line_chart(std::string name, std::string title, const std::string& x_label,
@@ -129,28 +134,21 @@ Figure line_chart(std::string name, std::string title, const std::string& x_labe
     for (const Series& s : series) line.push_back(number(i < s.y.size() ? s.y[i] : NAN));
     t.add(line);
   }
-  Figure f;
-  f.name = std::move(name);
-  f.title = std::move(title);
-  f.csv = csv_of(t);
-  std::string script = header(f.name, f.title);
-  script += fmt::format("set logscale x 2\nset xlabel {}\nset ylabel {}\n", quoted(x_label),
-                        quoted(y_label));
-  if (log_y) script += "set logscale y\n";
+  std::string body = fmt::format("set logscale x 2\nset xlabel {}\nset ylabel {}\n",
+                                 quoted(x_label), quoted(y_label));
+  if (log_y) body += "set logscale y\n";
   for (std::size_t i = 0; i < series.size(); ++i)
     if (series[i].mark)
-      script += fmt::format("set label {} \"\" at {},{} point pt 7 ps 1.6 lc {}\n", i + 1,
-                            number(series[i].mark->first), number(series[i].mark->second), i + 1);
-  script += fmt::format(
-      "plot for [i=2:{}] \"{}.csv\" using 1:i with linespoints lw 2 pt 7 ps "
-      "0.6 title columnheader(i)",
-      series.size() + 1, f.name);
+      body += fmt::format("set label {} \"\" at {},{} point pt 7 ps 1.6 lc {}\n", i + 1,
+                          number(series[i].mark->first), number(series[i].mark->second), i + 1);
+  body += fmt::format(
+      "plot for [i=2:{}] \"{}.csv\" using 1:i with linespoints lw 2 pt 7 ps 0.6 title "
+      "columnheader(i)",
+      series.size() + 1, name);
   if (reference)
-    script += fmt::format(", {} with lines dt 2 lc rgb \"#888888\" title {}", *reference,
-                          quoted(*reference == "x" ? "ideal" : "y = " + *reference));
-  script += "\n" + footer(f.name);
-  f.script = std::move(script);
-  return f;
+    body += fmt::format(", {} with lines dt 2 lc rgb \"#888888\" title {}", *reference,
+                        quoted(*reference == "x" ? "ideal" : "y = " + *reference));
+  return make_figure(std::move(name), std::move(title), t, body + "\n");
 }
 
 Figure scatter(std::string name, std::string title, const std::string& x_label,
@@ -164,19 +162,12 @@ Figure scatter(std::string name, std::string title, const std::string& x_label,
       for (std::size_t j = 0; j < groups.size(); ++j) line.push_back(j == k ? number(y) : "NaN");
       t.add(line);
     }
-  Figure f;
-  f.name = std::move(name);
-  f.title = std::move(title);
-  f.csv = csv_of(t);
-  f.script = header(f.name, f.title) +
-             fmt::format(
-                 "set logscale xy\nset xlabel {}\nset ylabel {}\nset size ratio -1\n"
-                 "plot for [i=2:{}] \"{}.csv\" using 1:i with points pt 7 ps 0.9 "
-                 "title columnheader(i), x with lines dt 2 lc rgb \"#888888\" title "
-                 "\"predicted = measured\"\n",
-                 quoted(x_label), quoted(y_label), groups.size() + 1, f.name) +
-             footer(f.name);
-  return f;
+  const std::string body = fmt::format(
+      "set logscale xy\nset xlabel {}\nset ylabel {}\nset size ratio -1\n"
+      "plot for [i=2:{}] \"{}.csv\" using 1:i with points pt 7 ps 0.9 title columnheader(i), "
+      "x with lines dt 2 lc rgb \"#888888\" title \"predicted = measured\"\n",
+      quoted(x_label), quoted(y_label), groups.size() + 1, name);
+  return make_figure(std::move(name), std::move(title), t, body);
 }
 
 RenderedFigure render(const Figure& figure) {

@@ -378,8 +378,8 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
                    m.host ? times(m.host->step_time_s / m.accel.step_time_s) : "-"});
   doc.table(summary);
 
-  doc.heading(2, "Figures");
-  for (const Figure& f : study_figures(st)) {
+  // A figure drawn into the document and its files into figures/.
+  const auto add_figure = [&](const Figure& f) {
     const RenderedFigure r = render(f);
     if (!r.error.empty()) std::cerr << fmt::format("report: figure {}: {}\n", f.name, r.error);
     doc.figure(f, r);
@@ -389,7 +389,9 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
       out.add("figures/" + f.name + ".svg", r.svg);
       out.add("figures/" + f.name + ".png", r.png);
     }
-  }
+  };
+  doc.heading(2, "Figures");
+  for (const Figure& f : study_figures(st)) add_figure(f);
 
   if (!runs.empty()) {
     const validate::ValidationReport v = validate::compare(
@@ -400,16 +402,7 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
         "each point): median and 90th percentile of |error|, by group.",
         v.points.size(), args.measured));
     doc.table(summary_table(v, false));
-    const Figure f = validation_figure("validation", v, st.system.name);
-    const RenderedFigure r = render(f);
-    if (!r.error.empty()) std::cerr << fmt::format("report: figure {}: {}\n", f.name, r.error);
-    doc.figure(f, r);
-    out.add("figures/" + f.name + ".csv", f.csv);
-    out.add("figures/" + f.name + ".gp", f.script);
-    if (r.error.empty()) {
-      out.add("figures/" + f.name + ".svg", r.svg);
-      out.add("figures/" + f.name + ".png", r.png);
-    }
+    add_figure(validation_figure("validation", v, st.system.name));
     Table points({"workload", "batch", "mode", "precision", "op_class", "measured_s", "predicted_s",
                   "error"});
     for (const validate::ValidationPoint& p : v.points)
