@@ -137,7 +137,7 @@ TEST_CASE("batch and set options change the lowered network", "[graphs][zoo]") {
   CHECK(at({{"batch", 1}, {"image", 448}}) == Approx(4 * at({{"batch", 1}})).epsilon(0.01));
 }
 
-TEST_CASE("zoo suites: every member is a zoo network; an unknown suite lists the suites",
+TEST_CASE("zoo suites: every member is a zoo network, and an unknown suite lists the suites",
           "[graphs][zoo]") {
   const auto names = zoo_names();
   REQUIRE(zoo_suites().count("fathom"));

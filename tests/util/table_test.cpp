@@ -7,7 +7,8 @@
 
 using amdahl::Table;
 
-TEST_CASE("table: Markdown rows, a '|' in a cell escaped; CSV quotes commas", "[util][table]") {
+TEST_CASE("table: Markdown rows with a '|' in a cell escaped, and CSV quoting commas",
+          "[util][table]") {
   Table t({"name", "value"});
   t.add({"a|b", "1.5"});
   t.add({"c,d", "2"});
