@@ -187,8 +187,8 @@ const FitOptions& select_structure(const ClassPlan& plan, const std::vector<Meas
 }
 
 Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& base,
-                             const std::vector<ClassPlan>& plan) {
-  return calibrate_device(set, base, plan, held_out_rows(set.rows));
+                             const std::vector<ClassPlan>& plan, const FitProgress& progress) {
+  return calibrate_device(set, base, plan, held_out_rows(set.rows), progress);
 }
 
 namespace {
@@ -265,7 +265,8 @@ MeasurementSet prefer_framework_rows(const MeasurementSet& set,
 }
 
 Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& base,
-                             const std::vector<ClassPlan>& plan, const std::vector<bool>& held) {
+                             const std::vector<ClassPlan>& plan, const std::vector<bool>& held,
+                             const FitProgress& progress) {
   Calibration result;
   result.device = base;
   std::map<hw::EfficiencyKey, std::vector<Measurement>> train_rows, held_rows;
@@ -284,8 +285,15 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
     if (!held[i]) training.push_back(set.rows[i]);
   result.call_overheads = estimate_call_overheads(training, base.launch_latency_s);
   const CallOverheads& overheads = result.call_overheads;
-  for (const auto& [p, key] : plan_entries(plan)) {
+  const auto entries = plan_entries(plan);
+  const std::size_t to_fit =
+      static_cast<std::size_t>(std::count_if(entries.begin(), entries.end(), [&](const auto& e) {
+        return train_rows.count(e.second) != 0 || held_rows.count(e.second) != 0;
+      }));
+  std::size_t fitted = 0;
+  for (const auto& [p, key] : entries) {
     if (!train_rows.count(key) && !held_rows.count(key)) continue;
+    if (progress) progress(fitted++, to_fit, key.name());
     const std::vector<Sample> train = to_samples(train_rows[key], overheads);
     const std::vector<Sample> held_out = to_samples(held_rows[key], overheads);
     // Fitted on the device as calibrated so far: conv_bwd_data's as_forward rows are costed
@@ -296,6 +304,7 @@ Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& ba
     result.device.efficiency[key] = fit.params;
     result.fits.push_back(std::move(fit));
   }
+  if (progress) progress(to_fit, to_fit, "done");
   return result;
 }
 

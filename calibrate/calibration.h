@@ -3,6 +3,7 @@
 // returns the fitted device (the base device with the fitted classes replaced) together with
 // each class's fit and held-out error.
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -80,11 +81,16 @@ std::vector<Sample> to_samples(const std::vector<Measurement>& rows,
 // what `calibrate --residuals` writes, so that each validation point can be inspected.
 std::string residuals_csv(const std::vector<ClassFit>& fits);
 
+// Called before each entry is fitted: entries done, entries to fit, the entry's name.
+using FitProgress = std::function<void(std::size_t, std::size_t, const std::string&)>;
+
 Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& base,
-                             const std::vector<ClassPlan>& plan);
+                             const std::vector<ClassPlan>& plan,
+                             const FitProgress& progress = nullptr);
 // With the rows held out given (held[i] for set.rows[i]) instead of the fixed rule.
 Calibration calibrate_device(const MeasurementSet& set, const hw::DeviceSpec& base,
-                             const std::vector<ClassPlan>& plan, const std::vector<bool>& held);
+                             const std::vector<ClassPlan>& plan, const std::vector<bool>& held,
+                             const FitProgress& progress = nullptr);
 
 // Error of every shape predicted by the fit that held it out: kHoldOutEvery fits per entry,
 // one per fold of holdout.h (fold_rows). More robust than the fixed split's fifth of the

@@ -93,7 +93,7 @@ CalibrationSummary fit(const DeepBenchSource& source, const CalibrationRequest& 
   const MeasurementSet set = deepbench_rows(source, target, measured);
   CalibrationSummary s;
   s.source = fmt::format("DeepBench {} {}", source.dataset, source.precision);
-  s.calibration = calibrate_device(set, target, gpu_plan());
+  s.calibration = calibrate_device(set, target, gpu_plan(), r.progress);
   if (r.cross_validate) s.cross_validation = cross_validate(set, target, gpu_plan());
   const auto& p = set.provenance;
   const std::string provenance = fmt::format(
@@ -149,7 +149,7 @@ CalibrationSummary fit_set(ReadSet in, const CalibrationRequest& r, CalibrationS
       base.kind == hw::DeviceKind::kCpu ? fit_allocation(set) : std::optional<FreshAllocation>();
   if (allocation) base.allocation = {allocation->above_bytes, allocation->bytes_per_s};
   s.source = in.label;
-  s.calibration = calibrate_device(set, base, plan_for(base, set));
+  s.calibration = calibrate_device(set, base, plan_for(base, set), r.progress);
   s.copy_curves = fit_copy_curves(set);
   if (!in.link_out.empty() && s.copy_curves.empty())
     throw UserError(fmt::format("calibrate {}: {} has no copy rows ({}) for the link {}",

@@ -63,6 +63,7 @@ struct CalibrationRequest {
   std::string out;
   std::string residuals;        // also write every fitted row's prediction here (optional)
   bool cross_validate = false;  // also fit once per fold of shapes; not for CpuSource
+  FitProgress progress;         // told before each entry of the main fit (optional)
 };
 
 // `log` gets the progress of a live CPU measurement (CpuSource); other sources write nothing.

@@ -18,6 +18,7 @@
 #include "calibrate/allreduce_fit.h"
 #include "calibrate/calibration_run.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/table.h"
 #include "util/error.h"
 #include "util/suggest.h"
@@ -93,6 +94,11 @@ void add_fit_outputs(CLI::App* cmd, calibrate::CalibrationRequest& r) {
 }
 
 void run(calibrate::CalibrationRequest request) {
+  Progress bar;  // on a terminal: the entry being fitted
+  if (bar.shown())
+    request.progress = [&bar](std::size_t done, std::size_t total, const std::string& entry) {
+      bar.update(done, total, "fitting " + entry);
+    };
   const calibrate::CalibrationSummary s = calibrate::run_calibration(request, std::cerr);
   std::cout << s.full_report();
 }
