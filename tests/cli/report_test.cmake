@@ -26,6 +26,9 @@ function(csv_cell header line name result)
 endfunction()
 
 # Every summary row: its step time is `predict`'s, to the digit.
+file(READ ${out}/classes.csv classes_csv)
+file(READ ${out}/bounds.csv bounds_csv)
+set(compared_shares 0)
 file(STRINGS ${out}/summary.csv summary)
 list(POP_FRONT summary summary_header)
 list(LENGTH summary rows)
@@ -46,7 +49,34 @@ foreach(line IN LISTS summary)
   if(NOT rc EQUAL 0 OR NOT step STREQUAL p_step)
     message(FATAL_ERROR "report: ${workload} ${mode} step ${step}, predict says ${p_step}")
   endif()
+  # Every op class's and bound's critical-path seconds: breakdown's.
+  execute_process(COMMAND ${AMDAHL} breakdown --model ${workload} --system minsky --mode ${mode}
+                          --format csv
+                  OUTPUT_VARIABLE broken RESULT_VARIABLE rc)
+  string(REPLACE "\n" ";" broken "${broken}")
+  foreach(b IN LISTS broken)
+    if(b MATCHES "^(class|bound),([^,]+),([^,]+),")
+      set(key ${CMAKE_MATCH_2})
+      set(seconds ${CMAKE_MATCH_3})
+      if(CMAKE_MATCH_1 STREQUAL "class")
+        set(want "\n${workload},${mode},accelerator,${key},${seconds},")
+        set(in "${classes_csv}")
+      else()
+        set(want "\n${workload},${mode},${key},${seconds},")
+        set(in "${bounds_csv}")
+      endif()
+      string(FIND "${in}" "${want}" at)
+      if(at EQUAL -1)
+        message(FATAL_ERROR "report: ${workload} ${mode} ${CMAKE_MATCH_1} ${key}: breakdown "
+                            "says ${seconds} s, not in the report's CSV")
+      endif()
+      math(EXPR compared_shares "${compared_shares} + 1")
+    endif()
+  endforeach()
 endforeach()
+if(compared_shares LESS 100)
+  message(FATAL_ERROR "report: only ${compared_shares} class and bound times compared")
+endif()
 
 # Every batch-sweep point of one workload: `sweep`'s step time and CPU step time.
 execute_process(COMMAND ${AMDAHL} sweep --model alexnet --system minsky --mode train
