@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -21,6 +22,7 @@
 #include "cli/validation_view.h"
 #include "cli/workload.h"
 #include "graphs/zoo.h"
+#include "hw/system_loader.h"
 #include "util/error.h"
 #include "util/suggest.h"
 #include "validate/comparison.h"
@@ -345,10 +347,20 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
     if (comma > at) so.workloads.push_back(args.models.substr(at, comma - at));
     at = comma + 1;
   }
-  // Measured runs are read (and any error raised) before the study.
-  const std::vector<validate::MeasuredRun> runs = args.measured.empty()
+  // The measured runs: --measured, else the system's own (`measured_runs`) when present; read
+  // (and any error raised) before the study.
+  std::string measured = args.measured;
+  std::string missing_runs;
+  if (measured.empty()) {
+    const std::string own = hw::load_system(so.system).measured_runs;
+    if (std::filesystem::exists(own))
+      measured = own;
+    else
+      missing_runs = own;
+  }
+  const std::vector<validate::MeasuredRun> runs = measured.empty()
                                                       ? std::vector<validate::MeasuredRun>{}
-                                                      : validate::read_measured_runs(args.measured);
+                                                      : validate::read_measured_runs(measured);
   Progress bar;
   const Study st =
       run_study(so, [&bar](std::size_t done, std::size_t total, const std::string& what) {
@@ -393,6 +405,9 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
   doc.heading(2, "Figures");
   for (const Figure& f : study_figures(st)) add_figure(f);
 
+  if (!missing_runs.empty())
+    doc.paragraph(fmt::format("The system's measured runs (`{}`) were not found: no validation.",
+                              missing_runs));
   if (!runs.empty()) {
     const validate::ValidationReport v = validate::compare(
         runs, [&](const validate::MeasuredRun& run) { return predict_run(run, st.system, ""); });
@@ -400,7 +415,7 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
     doc.paragraph(fmt::format(
         "Predicted against the {} measured runs of `{}` (`amdahl validate --measured` gives "
         "each point): median and 90th percentile of |error|, by group.",
-        v.points.size(), args.measured));
+        v.points.size(), measured));
     doc.table(summary_table(v, false));
     add_figure(validation_figure("validation", v, st.system.name));
     Table points({"workload", "batch", "mode", "precision", "op_class", "measured_s", "predicted_s",
@@ -456,7 +471,7 @@ void register_report(CLI::App& app) {
                   "whatif-accel.yaml)");
   cmd->add_option("--measured", args->measured,
                   "measured-runs CSV of this system (as `validate --measured`): the report "
-                  "adds predicted against measured")
+                  "adds predicted against measured (default: the system file's `measured_runs`)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--threads", args->study.threads, "sweep worker threads (0: all cores)")
       ->capture_default_str();

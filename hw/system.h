@@ -210,6 +210,9 @@ struct SystemSpec {
   std::vector<LinkSpec> links;
   RuntimeSpec runtime;
   std::string default_device;
+  // The measured runs validating this system (`measured_runs`, resolved against the file's
+  // folder; it may not exist); empty when not given.
+  std::string measured_runs;
   // Identical nodes (`nodes: N`), each with `devices` and `links`, joined by `network`
   // (present exactly when nodes > 1). hw::Topology names node k's devices "n<k>.<device>".
   int nodes = 1;

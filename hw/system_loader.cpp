@@ -414,6 +414,9 @@ SystemSpec load_system(const std::string& name_or_path) {
   s.description = r.text("description");
   s.file = path;
   s.default_device = r.text("default_device");
+  if (r.has("measured_runs"))
+    s.measured_runs =
+        (fs::path(path).parent_path() / r.text("measured_runs")).lexically_normal().string();
   s.runtime = to_runtime(r.map("runtime"));
 
   // Included files are validated on their own; their errors carry their own locations.

@@ -256,6 +256,10 @@ const std::vector<Field>& system_schema() {
           "the links (topology)"),
       map_field("runtime", runtime_schema(), "the software runtime").req(),
       string_field("default_device", "device that runs ops unless placed otherwise").req(),
+      string_field("measured_runs",
+                   "measured-runs CSV of whole steps on this system (validate --measured's "
+                   "format), relative to this file: `amdahl report` validates against it when "
+                   "it exists"),
       int_field("nodes",
                 "identical nodes, each with the devices and links above, joined by `network`")
           .within(1, 4096)

@@ -152,6 +152,13 @@ string(FIND "${md}" "| all | 52 |" at)
 if(at EQUAL -1)
   message(FATAL_ERROR "report --measured: no summary of the 52 measured runs")
 endif()
+# Without --measured, the system file's `measured_runs` (h200.yaml names the same runs).
+expect_run(0 "wrote" report --models resnet50 --system h200 -o ${WORK}/own_runs)
+file(READ ${WORK}/own_runs/report.md md)
+string(FIND "${md}" "| all | 52 |" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "report on h200: the system's measured runs were not used")
+endif()
 
 # sweep --plot and validate --plot: the figure's SVG, PNG, CSV and script beside FILE; an
 # existing one is kept unless --force.
