@@ -200,18 +200,16 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
                                     *m.accelerator_wins_from)
                       : std::string("the CPU is as fast or faster at the largest batch"))
                : std::string("no host CPU to compare")));
-    const std::string dispatch(model::bound_name(model::Bound::kDispatch));
     Table s({"batch", "step", "samples/s", "host share", "binding", "CPU step", "speedup"});
     for (const model::SweepRow& r : m.batches) {
-      const auto it = r.share_by_bound.find(dispatch);
-      const double host_share = it == r.share_by_bound.end() ? 0 : it->second;
-      const std::string binding(model::host_binding(host_share));
+      const double host = host_share(r);
+      const std::string binding(model::host_binding(host));
       const bool cpu = r.host_step_s > 0;
       s.add({std::to_string(r.batch), seconds(r.step_s), fmt::format("{:.1f}", r.samples_per_s),
-             pct(host_share, 1), binding, cpu ? seconds(r.host_step_s) : "-",
+             pct(host, 1), binding, cpu ? seconds(r.host_step_s) : "-",
              cpu ? times(r.host_speedup) : "-"});
       csv.batches.add({name, mode, std::to_string(r.batch), num(r.step_s), num(r.samples_per_s),
-                       num(host_share), binding, cpu ? num(r.host_step_s) : "",
+                       num(host), binding, cpu ? num(r.host_step_s) : "",
                        cpu ? num(r.host_speedup) : ""});
     }
     doc.table(s);
@@ -333,6 +331,7 @@ std::vector<Figure> study_figures(const Study& st) {
 
 struct ReportArgs {
   StudyOptions study;
+  std::string system = "minsky";
   std::string measured;  // measured-runs CSV of this system (validate --measured)
   std::string models;    // comma-separated
   std::string out_dir;
@@ -349,23 +348,23 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
   }
   // The measured runs: --measured, else the system's own (`measured_runs`) when present; read
   // (and any error raised) before the study.
+  hw::SystemSpec system = hw::load_system(args.system);
   std::string measured = args.measured;
   std::string missing_runs;
   if (measured.empty()) {
-    const std::string own = hw::load_system(so.system).measured_runs;
-    if (std::filesystem::exists(own))
-      measured = own;
+    if (std::filesystem::exists(system.measured_runs))
+      measured = system.measured_runs;
     else
-      missing_runs = own;
+      missing_runs = system.measured_runs;
   }
   const std::vector<validate::MeasuredRun> runs = measured.empty()
                                                       ? std::vector<validate::MeasuredRun>{}
                                                       : validate::read_measured_runs(measured);
   Progress bar;
-  const Study st =
-      run_study(so, [&bar](std::size_t done, std::size_t total, const std::string& what) {
-        bar.update(done, total, what);
-      });
+  const Study st = run_study(so, std::move(system),
+                             [&bar](std::size_t done, std::size_t total, const std::string& what) {
+                               bar.update(done, total, what);
+                             });
 
   Doc doc;
   doc.heading(1, "amdahl report: " + st.title);
@@ -460,7 +459,7 @@ void register_report(CLI::App& app) {
   cmd->add_option("--suite", args->study.suite, "a suite of zoo networks: " + suites);
   cmd->add_option("--models", args->models,
                   "comma-separated zoo names, network YAML or ONNX files (instead of --suite)");
-  cmd->add_option("--system", args->study.system, "catalog system name or system YAML path")
+  cmd->add_option("--system", args->system, "catalog system name or system YAML path")
       ->capture_default_str();
   add_allow_path_option(cmd);
   cmd->add_option("--link", args->study.link,
@@ -485,7 +484,7 @@ void register_report(CLI::App& app) {
     std::string line = "amdahl report";
     if (!args->study.suite.empty()) line += " --suite " + args->study.suite;
     if (!args->models.empty()) line += " --models " + args->models;
-    line += " --system " + args->study.system;
+    line += " --system " + args->system;
     run_report(*args, line);
   });
 }

@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The workload options of one study entry: a zoo name, or a network YAML or ONNX file.
-WorkloadOptions entry_options(const std::string& entry, const StudyOptions& o) {
+WorkloadOptions entry_options(const std::string& entry) {
   WorkloadOptions w;
   const std::string ext = fs::path(entry).extension().string();
   if (ext == ".onnx")
@@ -27,7 +27,6 @@ WorkloadOptions entry_options(const std::string& entry, const StudyOptions& o) {
     w.graph_file = entry;
   else
     w.model = entry;
-  w.system = o.system;
   return w;
 }
 
@@ -48,17 +47,13 @@ std::optional<std::int64_t> holds_from(const std::vector<model::SweepRow>& rows,
   return from;
 }
 
-double share_of(const std::map<std::string, double>& shares, const std::string& key) {
-  const auto it = shares.find(key);
-  return it == shares.end() ? 0 : it->second;
-}
-
 ModeStudy study_mode(const WorkloadOptions& o, const hw::SystemSpec& system, const StudyOptions& so,
-                     const hw::DeviceSpec& replacement) {
+                     const hw::LinkSpec& to, const hw::DeviceSpec& replacement) {
   ModeStudy m;
   const Workload w = load_workload(o, size_overrides(o), system);
   m.mode = w.predict.mode;
-  m.accel = model::predict(w.lowered, system, w.predict);
+  const model::CostedStep step = model::cost_step(w.lowered, system, w.predict);
+  m.accel = model::predict(step);
   const std::string dev = w.predict.device.empty() ? system.default_device : w.predict.device;
   const hw::DeviceSpec* host = system.host_of(dev);
   if (host && host->name != dev) {
@@ -66,7 +61,6 @@ ModeStudy study_mode(const WorkloadOptions& o, const hw::SystemSpec& system, con
     on_host.placement.all = "host";
     m.host = model::predict(w.lowered, system, on_host);
   }
-  const model::CostedStep step = model::cost_step(w.lowered, system, w.predict);
   m.at2 = model::accelerability(step, 2);
   m.at10 = model::accelerability(step, 10);
 
@@ -78,9 +72,8 @@ ModeStudy study_mode(const WorkloadOptions& o, const hw::SystemSpec& system, con
     sweep_options.threads = so.threads;
     const auto grid = model::sweep_grid({{"batch", so.batches}}, size_overrides(o));
     m.batches = model::sweep(lower_at(o, system), system, grid, sweep_options);
-    const std::string dispatch(model::bound_name(model::Bound::kDispatch));
-    m.device_bound_from = holds_from(m.batches, [&](const model::SweepRow& r) {
-      return model::host_binding(share_of(r.share_by_bound, dispatch)) == "device-bound";
+    m.device_bound_from = holds_from(m.batches, [](const model::SweepRow& r) {
+      return model::host_binding(host_share(r)) == "device-bound";
     });
     if (host)
       m.accelerator_wins_from =
@@ -89,7 +82,6 @@ ModeStudy study_mode(const WorkloadOptions& o, const hw::SystemSpec& system, con
 
   // The host link replaced by the compared one, on the same GPU.
   if (host) {
-    const hw::LinkSpec to = hw::load_link(so.link);
     const hw::LinkSpec* from = system.link_between(dev, host->name);
     if (from && from->model != to.model) {
       hw::SystemSpec changed = system;
@@ -133,6 +125,11 @@ ModeStudy study_mode(const WorkloadOptions& o, const hw::SystemSpec& system, con
 
 }  // namespace
 
+double host_share(const model::SweepRow& r) {
+  const auto it = r.share_by_bound.find(std::string(model::bound_name(model::Bound::kDispatch)));
+  return it == r.share_by_bound.end() ? 0 : it->second;
+}
+
 std::vector<std::string> study_workloads(const StudyOptions& o) {
   if (!o.suite.empty() && !o.workloads.empty())
     throw UserError("report: give --suite NAME or --models LIST, not both");
@@ -146,11 +143,11 @@ std::vector<std::string> study_workloads(const StudyOptions& o) {
   return o.workloads;
 }
 
-Study run_study(const StudyOptions& o,
+Study run_study(const StudyOptions& o, hw::SystemSpec system,
                 const std::function<void(std::size_t, std::size_t, const std::string&)>& progress) {
   Study st;
   st.options = o;
-  st.system = hw::load_system(o.system);
+  st.system = std::move(system);
   const std::vector<std::string> names = study_workloads(o);
   st.title =
       fmt::format("{} on {}", o.suite.empty() ? "selected workloads" : o.suite, st.system.name);
@@ -160,9 +157,9 @@ Study run_study(const StudyOptions& o,
           : o.whatif_device;
   const hw::DeviceSpec replacement = hw::load_device_file(st.whatif_device_file);
   st.whatif_device_model = replacement.model;
-  hw::load_link(o.link);  // an unknown link is an error before any work
+  const hw::LinkSpec link = hw::load_link(o.link);  // an unknown link fails before any work
   // Every entry loads before any is studied: an unknown name fails the report at once.
-  for (const std::string& name : names) load_workload(entry_options(name, o), {}, st.system);
+  for (const std::string& name : names) load_workload(entry_options(name), {}, st.system);
 
   const std::size_t total = 2 * names.size();
   std::size_t done = 0;
@@ -171,9 +168,9 @@ Study run_study(const StudyOptions& o,
     ws.name = name;
     for (const char* mode : {"train", "infer"}) {
       if (progress) progress(done, total, fmt::format("{} ({})", name, mode));
-      WorkloadOptions wo = entry_options(name, o);
+      WorkloadOptions wo = entry_options(name);
       wo.mode = mode;
-      ws.modes.push_back(study_mode(wo, st.system, o, replacement));
+      ws.modes.push_back(study_mode(wo, st.system, o, link, replacement));
       ++done;
     }
     st.workloads.push_back(std::move(ws));

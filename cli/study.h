@@ -24,7 +24,6 @@ namespace amdahl::cli {
 struct StudyOptions {
   std::string suite;                   // graphs::zoo_suites() name; empty when listed
   std::vector<std::string> workloads;  // zoo names, network YAML or ONNX files (with suite empty)
-  std::string system = "minsky";       // catalog name or system YAML
   std::vector<std::int64_t> batches{1, 2, 4, 8, 16, 32, 64, 128, 256};
   std::string link = "pcie3-x16";  // the host link to compare against (catalog name or file)
   std::string whatif_device;       // a device file; empty: the catalog's whatif-accel.yaml
@@ -80,10 +79,13 @@ struct Study {
 // suite (listing the suites), an empty list, or both given.
 std::vector<std::string> study_workloads(const StudyOptions& o);
 
-// Runs the study. Every workload is loaded (and every error raised) before any is studied.
-// `progress(done, total, what)` is called before each workload and mode.
+// The critical path's share of host dispatch and sync at one sweep point (by_bound "dispatch").
+double host_share(const model::SweepRow& r);
+
+// Runs the study on `system`. Every workload is loaded (and every error raised) before any is
+// studied. `progress(done, total, what)` is called before each workload and mode.
 Study run_study(
-    const StudyOptions& o,
+    const StudyOptions& o, hw::SystemSpec system,
     const std::function<void(std::size_t, std::size_t, const std::string&)>& progress = nullptr);
 
 }  // namespace amdahl::cli

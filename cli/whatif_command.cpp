@@ -83,7 +83,7 @@ void run_speedups(const WorkloadOptions& o, OutputDir& out, const std::string& s
   const Workload w = load_workload(o);
   const model::ClassSpeedups speedups = model::parse_speedups(speedup_text);
   const model::CostedStep step = model::cost_step(w.lowered, w.system, w.predict);
-  const model::Prediction base = model::predict(w.lowered, w.system, w.predict);
+  const model::Prediction base = model::predict(step);
   const model::WhatIf r = model::whatif(step, speedups);
   const model::Accelerability acc = model::accelerability(step, k);
   const std::string what = model::speedups_text(speedups);

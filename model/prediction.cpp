@@ -499,6 +499,10 @@ Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& syst
   return account(st, std::move(costs), std::move(s));
 }
 
+Prediction predict(const CostedStep& step) {
+  return account(step, step.input.costs, simulate(step.input));
+}
+
 std::string_view host_binding(double share) {
   return share >= 2.0 / 3 ? "host-bound" : (share <= 1.0 / 3 ? "device-bound" : "mixed");
 }

@@ -113,6 +113,8 @@ Prediction account(const CostedStep& step, std::vector<OpCost> costs, Schedule s
 // cost_step + simulate + account. Throws as cost_step.
 Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
                    const PredictOptions& options);
+// simulate + account of a step already costed (kept for other uses, e.g. accelerability).
+Prediction predict(const CostedStep& step);
 
 // Whether the host thread or the device binds the step: "host-bound" when host time is at
 // least two thirds of the critical path, "device-bound" when at most one third, else "mixed".

@@ -16,6 +16,15 @@ foreach(f report.html report.md summary.csv classes.csv bounds.csv accelerabilit
   endif()
 endforeach()
 
+# Fails with `why` unless `file` contains `text`.
+function(expect_in_file file text why)
+  file(READ ${file} content)
+  string(FIND "${content}" "${text}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${why} (${file} lacks '${text}')")
+  endif()
+endfunction()
+
 # Column `name` of a CSV line whose header is `header` (no quoted cells in these files).
 function(csv_cell header line name result)
   string(REPLACE "," ";" keys "${header}")
@@ -132,11 +141,9 @@ if(NOT rc EQUAL 0 OR at EQUAL -1 OR NOT EXISTS ${no_plot}/figures/classes_train.
    OR EXISTS ${no_plot}/figures/classes_train.svg)
   message(FATAL_ERROR "report without gnuplot: exit ${rc}\n${e}")
 endif()
-file(READ ${no_plot}/report.md md)
-string(FIND "${md}" "render it with `gnuplot classes_train.gp` in the figures folder" at)
-if(at EQUAL -1)
-  message(FATAL_ERROR "report without gnuplot: report.md does not say how to draw the figures")
-endif()
+expect_in_file(${no_plot}/report.md
+               "render it with `gnuplot classes_train.gp` in the figures folder"
+               "report without gnuplot: report.md does not say how to draw the figures")
 
 # --measured: the validation section, its points and its figure.
 set(validated ${WORK}/validated)
@@ -147,18 +154,12 @@ foreach(f validation.csv figures/validation.csv figures/validation.gp)
     message(FATAL_ERROR "report --measured: ${f} missing")
   endif()
 endforeach()
-file(READ ${validated}/report.md md)
-string(FIND "${md}" "| all | 52 |" at)
-if(at EQUAL -1)
-  message(FATAL_ERROR "report --measured: no summary of the 52 measured runs")
-endif()
+expect_in_file(${validated}/report.md "| all | 52 |"
+               "report --measured: no summary of the 52 measured runs")
 # Without --measured, the system file's `measured_runs` (h200.yaml names the same runs).
 expect_run(0 "wrote" report --models resnet50 --system h200 -o ${WORK}/own_runs)
-file(READ ${WORK}/own_runs/report.md md)
-string(FIND "${md}" "| all | 52 |" at)
-if(at EQUAL -1)
-  message(FATAL_ERROR "report on h200: the system's measured runs were not used")
-endif()
+expect_in_file(${WORK}/own_runs/report.md "| all | 52 |"
+               "report on h200: the system's measured runs were not used")
 
 # sweep --plot and validate --plot: the figure's SVG, PNG, CSV and script beside FILE; an
 # existing one is kept unless --force.
