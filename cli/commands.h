@@ -15,5 +15,6 @@ void register_sweep(CLI::App& app);
 void register_calibrate(CLI::App& app);
 void register_validate(CLI::App& app);
 void register_report(CLI::App& app);
+void register_explore(CLI::App& app);
 
 }  // namespace amdahl::cli

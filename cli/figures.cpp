@@ -152,7 +152,7 @@ Figure line_chart(std::string name, std::string title, const std::string& x_labe
 }
 
 Figure scatter(std::string name, std::string title, const std::string& x_label,
-               const std::string& y_label, const std::vector<PointGroup>& groups) {
+               const std::string& y_label, const std::vector<PointGroup>& groups, bool parity) {
   std::vector<std::string> head{x_label};
   for (const PointGroup& g : groups) head.push_back(g.name);
   Table t(head);
@@ -163,10 +163,10 @@ Figure scatter(std::string name, std::string title, const std::string& x_label,
       t.add(line);
     }
   const std::string body = fmt::format(
-      "set logscale xy\nset xlabel {}\nset ylabel {}\nset size ratio -1\n"
-      "plot for [i=2:{}] \"{}.csv\" using 1:i with points pt 7 ps 0.9 title columnheader(i), "
-      "x with lines dt 2 lc rgb \"#888888\" title \"predicted = measured\"\n",
-      quoted(x_label), quoted(y_label), groups.size() + 1, name);
+      "set logscale xy\nset xlabel {}\nset ylabel {}\n{}"
+      "plot for [i=2:{}] \"{}.csv\" using 1:i with points pt 7 ps 0.9 title columnheader(i){}\n",
+      quoted(x_label), quoted(y_label), parity ? "set size ratio -1\n" : "", groups.size() + 1,
+      name, parity ? ", x with lines dt 2 lc rgb \"#888888\" title \"predicted = measured\"" : "");
   return make_figure(std::move(name), std::move(title), t, body);
 }
 

@@ -38,14 +38,15 @@ Figure line_chart(std::string name, std::string title, const std::string& x_labe
                   const std::vector<Series>& series, bool log_y,
                   std::optional<std::string> reference = std::nullopt);
 
-// Points of several groups, logarithmic on both axes, with the line y = x: predicted against
-// measured. Each group: its name and its (x, y) points.
+// Points of several groups, logarithmic on both axes; with `parity` on square axes with the
+// line y = x (predicted against measured). Each group: its name and its (x, y) points.
 struct PointGroup {
   std::string name;
   std::vector<std::pair<double, double>> points;
 };
 Figure scatter(std::string name, std::string title, const std::string& x_label,
-               const std::string& y_label, const std::vector<PointGroup>& groups);
+               const std::string& y_label, const std::vector<PointGroup>& groups,
+               bool parity = true);
 
 struct RenderedFigure {
   std::string svg;

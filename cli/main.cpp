@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   amdahl::cli::register_calibrate(app);
   amdahl::cli::register_validate(app);
   amdahl::cli::register_report(app);
+  amdahl::cli::register_explore(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

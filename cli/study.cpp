@@ -17,27 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The workload options of one study entry: a zoo name, or a network YAML or ONNX file.
-WorkloadOptions entry_options(const std::string& entry) {
-  WorkloadOptions w;
-  const std::string ext = fs::path(entry).extension().string();
-  if (ext == ".onnx")
-    w.onnx = entry;
-  else if (ext == ".yaml" || ext == ".yml")
-    w.graph_file = entry;
-  else
-    w.model = entry;
-  return w;
-}
-
-// How many devices of the default device's model the system has, over all its nodes.
-int data_parallel_capacity(const hw::SystemSpec& system) {
-  const std::string& model = system.device(system.default_device).model;
-  const auto per_node = std::count_if(system.devices.begin(), system.devices.end(),
-                                      [&](const hw::DeviceSpec& d) { return d.model == model; });
-  return static_cast<int>(per_node) * system.nodes;
-}
-
 // The smallest value from which `holds` is true of every later row; nullopt when the last
 // row fails it.
 template <typename Holds>
@@ -159,7 +138,7 @@ Study run_study(const StudyOptions& o, hw::SystemSpec system,
   st.whatif_device_model = replacement.model;
   const hw::LinkSpec link = hw::load_link(o.link);  // an unknown link fails before any work
   // Every entry loads before any is studied: an unknown name fails the report at once.
-  for (const std::string& name : names) load_workload(entry_options(name), {}, st.system);
+  for (const std::string& name : names) load_workload(workload_entry(name), {}, st.system);
 
   const std::size_t total = 2 * names.size();
   std::size_t done = 0;
@@ -168,7 +147,7 @@ Study run_study(const StudyOptions& o, hw::SystemSpec system,
     ws.name = name;
     for (const char* mode : {"train", "infer"}) {
       if (progress) progress(done, total, fmt::format("{} ({})", name, mode));
-      WorkloadOptions wo = entry_options(name);
+      WorkloadOptions wo = workload_entry(name);
       wo.mode = mode;
       ws.modes.push_back(study_mode(wo, st.system, o, link, replacement));
       ++done;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -262,6 +263,25 @@ Format parse_format(const std::string& text) {
   if (text == "csv") return Format::kCsv;
   if (text == "json") return Format::kJson;
   return Format::kTable;
+}
+
+WorkloadOptions workload_entry(const std::string& entry) {
+  WorkloadOptions w;
+  const std::string ext = std::filesystem::path(entry).extension().string();
+  if (ext == ".onnx")
+    w.onnx = entry;
+  else if (ext == ".yaml" || ext == ".yml")
+    w.graph_file = entry;
+  else
+    w.model = entry;
+  return w;
+}
+
+int data_parallel_capacity(const hw::SystemSpec& system) {
+  const std::string& model = system.device(system.default_device).model;
+  const auto per_node = std::count_if(system.devices.begin(), system.devices.end(),
+                                      [&](const hw::DeviceSpec& d) { return d.model == model; });
+  return static_cast<int>(per_node) * system.nodes;
 }
 
 }  // namespace amdahl::cli

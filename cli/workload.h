@@ -83,4 +83,11 @@ Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
 
 Format parse_format(const std::string& text);
 
+// The options of one entry of a workload list (report --models, explore --models): a zoo
+// name, or a network YAML or ONNX file (by its extension).
+WorkloadOptions workload_entry(const std::string& entry);
+// How many devices of the default device's model the system has, over all its nodes: the most
+// data-parallel replicas it runs.
+int data_parallel_capacity(const hw::SystemSpec& system);
+
 }  // namespace amdahl::cli

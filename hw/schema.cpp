@@ -160,6 +160,23 @@ bool check_range(const Field& f, const Value& v, const std::string& path, Diagno
   return false;
 }
 
+}  // namespace
+
+bool check_value(const Field& f, const Value& v, const std::string& path, Diagnostics& diags) {
+  if (!check_range(f, v, path, diags)) return false;
+  if (f.type != FieldType::kQuantity) return true;
+  const DimensionRange range = dimension_range(f.dimension);
+  if (v.number >= range.min && v.number <= range.max) return true;
+  diags.add(
+      v.where, path,
+      fmt::format("outside the range amdahl models for {}: [{}, {}]", dimension_name(f.dimension),
+                  format_quantity(range.min, f.dimension), format_quantity(range.max, f.dimension)),
+      fmt::format("'{}'", excerpt(v.text)));
+  return false;
+}
+
+namespace {
+
 // Reads a scalar field from a present node. Returns false (after a diagnostic) when invalid.
 bool read_scalar(const Field& f, const YAML::Node& node, Value& v, const std::string& path,
                  Diagnostics& diags) {
@@ -200,18 +217,7 @@ bool read_scalar(const Field& f, const YAML::Node& node, Value& v, const std::st
         const Quantity q = parse_quantity(v.text);
         if (q.dimension == f.dimension) {
           v.number = q.value;
-          if (!check_range(f, v, path, diags)) return false;
-          const DimensionRange range = dimension_range(f.dimension);
-          if (q.value < range.min || q.value > range.max) {
-            diags.add(
-                v.where, path,
-                fmt::format("outside the range amdahl models for {}: [{}, {}]",
-                            dimension_name(f.dimension), format_quantity(range.min, f.dimension),
-                            format_quantity(range.max, f.dimension)),
-                fmt::format("'{}'", excerpt(v.text)));
-            return false;
-          }
-          return true;
+          return check_value(f, v, path, diags);
         }
         diags.add(v.where, path, type_rule(f),
                   fmt::format("{} '{}'", dimension_name(q.dimension), excerpt(v.text)));

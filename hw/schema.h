@@ -143,6 +143,12 @@ class Record {
 Record read_record(const YamlFile& file, const YAML::Node& node, const std::vector<Field>& fields,
                    const std::string& path, Diagnostics& diagnostics);
 
+// Checks a number already read for `f` (v.number, SI; v.text quoted back) against the field's
+// range and, for a quantity, the range amdahl models for its dimension (hw/units.h): false
+// after a diagnostic when outside. What read_record applies to every number of a file, for
+// values that come from elsewhere (amdahl explore's --vary).
+bool check_value(const Field& f, const Value& v, const std::string& path, Diagnostics& diags);
+
 // Human-readable documentation of a schema, one line per key, nested keys indented.
 std::string describe_schema(const std::vector<Field>& fields, int indent = 0);
 

@@ -400,7 +400,6 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
 
   std::array<double, graphs::kOpClassCount + 1> cls{}, busy{}, host_cls{};
   std::array<double, graphs::kPhaseCount + 2> phase{}, host_phase{}, device_phase{};
-  std::array<double, kBoundCount> bound{};
   for (graphs::OpId id = 0; id < p.op_count; ++id) {
     const graphs::Operator& op = net.graph.op(id);
     p.total_flops += op.flops;
@@ -415,9 +414,9 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
     busy[static_cast<int>(graphs::OpClass::kTransfer)] += c.end_s - c.start_s;
     device_phase[static_cast<int>(net.graph.op(c.to).phase)] += c.end_s - c.start_s;
   }
+  const std::array<double, kBoundCount> bound = bound_times(schedule);
   for (const PathInterval& iv : schedule.critical_path) {
     const double dt = iv.end_s - iv.start_s;
-    bound[static_cast<int>(iv.bound)] += dt;
     if (iv.op == graphs::kNoOp) {
       cls[kHostSlot] += dt;
       // Host time issuing ops counts to each op's phase (the ops issued within the interval,
@@ -520,6 +519,13 @@ std::string_view phase_binding(const Prediction& p, const std::string& phase) {
   const double host = h == p.host_by_phase.end() ? 0 : h->second;
   const double device = d == p.device_by_phase.end() ? 0 : d->second;
   return host > device ? "host" : "device";
+}
+
+std::array<double, kBoundCount> bound_times(const Schedule& schedule) {
+  std::array<double, kBoundCount> bound{};
+  for (const PathInterval& iv : schedule.critical_path)
+    bound[static_cast<int>(iv.bound)] += iv.end_s - iv.start_s;
+  return bound;
 }
 
 double step_time(const CostedStep& step, const std::vector<OpCost>& costs) {

@@ -6,6 +6,7 @@
 //   account(step, costs, simulate(input)) -> Prediction
 // predict() is the two run back to back.
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -124,6 +125,9 @@ std::string_view host_binding(double share);
 // The same per phase from host_by_phase and device_by_phase: "host" when the host's time
 // issuing the phase's ops exceeds the device's time running them, else "device".
 std::string_view phase_binding(const Prediction& p, const std::string& phase);
+
+// The critical path's seconds per bound (Prediction::by_bound, by Bound).
+std::array<double, kBoundCount> bound_times(const Schedule& schedule);
 
 // Step time only (no accounting): what sweeps and analyses call in their loops.
 double step_time(const CostedStep& step, const std::vector<OpCost>& costs);

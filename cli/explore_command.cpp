@@ -1,0 +1,767 @@
+// amdahl explore: design-space exploration (model/explore.h, docs/explore.md). A workload set
+// times a grid over hardware parameters of a system (--vary PATH=VALUES, hw/parameter.h), and
+// over GPU counts and network sizes; every point predicted on all cores and, under mpirun, on
+// every rank (cli/explore_runner.h). Answers: the elasticity of each workload's step time to
+// each parameter at the base system, the knee of each axis, the geometric-mean speedup of each
+// configuration over the base and the Pareto front against a declared cost.
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/explore_runner.h"
+#include "cli/figures.h"
+#include "cli/output_files.h"
+#include "cli/progress.h"
+#include "cli/report.h"
+#include "cli/table.h"
+#include "cli/workload.h"
+#include "graphs/zoo.h"
+#include "hw/quantity_expr.h"
+#include "hw/units.h"
+#include "model/explore.h"
+#include "model/sweep.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+#ifdef AMDAHL_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace amdahl::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The most points (configurations x variants, the analysis points included) explore runs
+// without --force: a million predictions take about a minute and a half on two cores
+// (docs/performance.md), and a mistyped range should not start an hour of work.
+constexpr std::size_t kMaxExplorePoints = 1'000'000;
+// The least gain per step along an axis that still counts (Knee), unless --knee.
+constexpr double kDefaultKnee = 0.05;
+constexpr char kCheckpointName[] = "explore.checkpoint";
+
+struct ExploreArgs {
+  std::string suite;
+  std::string models;
+  std::string system = "minsky";
+  std::string mode = "train";
+  std::string precision = "fp32";
+  std::vector<std::string> vary;
+  std::string cost;
+  double knee = kDefaultKnee;
+  unsigned threads = 0;
+  std::string format = "table";
+  std::string out_dir;
+  bool force = false;
+  bool resume = false;
+};
+
+std::string num(double v) { return fmt::format("{:.6g}", v); }
+
+// One --models item: "resnet50", "bert:seq_len=512:precision=fp16:mode=infer:gpus=2".
+WorkloadOptions parse_item(const std::string& item, const ExploreArgs& a) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t colon = item.find(':', start);
+    parts.push_back(item.substr(start, colon == std::string::npos ? colon : colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  WorkloadOptions w = workload_entry(parts.front());
+  w.mode = a.mode;
+  w.precision = a.precision;
+  w.system = a.system;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const std::size_t eq = parts[i].find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UserError(fmt::format("--models '{}': expected NAME=VALUE after ':' (got '{}')",
+                                  excerpt(item), excerpt(parts[i])));
+    const std::string key = parts[i].substr(0, eq), value = parts[i].substr(eq + 1);
+    if (key == "mode") {
+      if (value != "train" && value != "infer")
+        throw UserError(fmt::format("--models '{}': mode must be train or infer (got '{}')",
+                                    excerpt(item), excerpt(value)));
+      w.mode = value;
+    } else if (key == "precision") {
+      if (!parse_precision(value))
+        throw UserError(fmt::format("--models '{}': unknown precision '{}'; {}", excerpt(item),
+                                    excerpt(value), suggestion(value, precision_names())));
+      w.precision = value;
+    } else if (key == "gpus") {
+      model::SweepAxis g = model::parse_vary("gpus=" + value);
+      if (g.values.size() != 1)
+        throw UserError(fmt::format("--models '{}': gpus takes one count", excerpt(item)));
+      w.gpus = static_cast<int>(std::min<std::int64_t>(g.values.front(), 1 << 20));
+    } else {
+      w.sets.push_back(parts[i]);
+    }
+  }
+  return w;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Everything loaded and checked before any point is predicted.
+struct Setup {
+  hw::SystemSpec system;
+  std::vector<model::HardwareAxis> axes;
+  std::vector<model::SweepAxis> size_axes;
+  std::vector<std::int64_t> gpu_counts;  // empty: each workload's own
+  std::deque<Workload> workloads;        // the variants' networks (stable addresses)
+  std::vector<model::Variant> variants;
+  std::vector<std::pair<std::string, std::size_t>> names;  // cost names -> axis
+  std::unique_ptr<hw::QuantityExpression> cost;
+  std::string cost_text;  // as given, or the default's description
+  std::unique_ptr<model::Exploration> exploration;
+  std::uint64_t fingerprint = 0;
+};
+
+// The default cost: each parameter relative to its base value, a time (a latency, a host
+// cost) counted inversely (lower is dearer), summed.
+double default_cost(const Setup& s, const std::vector<double>& values) {
+  double c = 0;
+  for (std::size_t a = 0; a < s.axes.size(); ++a) {
+    const double base = s.axes[a].parameter.get(s.system);
+    c += s.axes[a].parameter.dimension() == hw::Dimension::kTime ? base / values[a]
+                                                                 : values[a] / base;
+  }
+  return c;
+}
+
+double config_cost(const Setup& s, const model::Configuration& c) {
+  if (!s.cost) return default_cost(s, c.values);
+  std::vector<double> by_name;
+  for (const auto& [name, axis] : s.names) by_name.push_back(c.values[axis]);
+  return s.cost->evaluate(by_name);
+}
+
+std::string variant_label(const WorkloadOptions& w, const std::string& entry,
+                          const graphs::Bindings& varied, int gpus, bool gpus_varied,
+                          const ExploreArgs& a) {
+  std::string label = entry;
+  for (const auto& [k, v] : varied) label += fmt::format(" {}={}", k, v);
+  if (gpus_varied || gpus > 1) label += fmt::format(" gpus={}", gpus);
+  if (w.mode != a.mode) label += " " + w.mode;
+  if (w.precision != a.precision) label += " " + w.precision;
+  return label;
+}
+
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
+  auto s = std::make_unique<Setup>();
+  WorkloadOptions system_options;
+  system_options.system = a.system;
+  s->system = load_workload_system(system_options);
+  if (a.suite.empty() == a.models.empty())
+    throw UserError(fmt::format("explore: give --suite NAME ({}) or --models LIST", [] {
+      std::vector<std::string> names;
+      for (const auto& [n, m] : graphs::zoo_suites()) names.push_back(n);
+      return join(names);
+    }()));
+  const std::vector<std::string> entries =
+      a.suite.empty() ? split_list(a.models) : graphs::zoo_suite(a.suite);
+  if (entries.empty()) throw UserError("--models: no workload given");
+
+  for (const std::string& v : a.vary) {
+    const std::string name = v.substr(0, v.find('='));
+    if (name.find('.') != std::string::npos) {
+      s->axes.push_back(model::parse_hardware_axis(s->system, v));
+      continue;
+    }
+    model::SweepAxis axis = model::parse_vary(v);
+    if (axis.name == "gpus") {
+      if (!s->gpu_counts.empty()) throw UserError("--vary gpus: given twice");
+      s->gpu_counts = axis.values;
+    } else {
+      s->size_axes.push_back(axis);
+    }
+  }
+  for (std::size_t i = 0; i < s->axes.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (s->axes[i].parameter.path() == s->axes[j].parameter.path())
+        throw UserError(fmt::format("--vary {}: given twice", s->axes[i].parameter.path()));
+  model::sweep_grid(s->size_axes, {});  // a repeated size axis is an error
+  if (s->axes.empty())
+    throw UserError(
+        "explore: give at least one --vary over a hardware parameter (a key path such as "
+        "gpu0.peak.fp32 or gpu0.memory.bandwidth; `amdahl describe hw` lists the keys)");
+
+  const int capacity = data_parallel_capacity(s->system);
+  for (const std::int64_t g : s->gpu_counts)
+    if (g > capacity)
+      throw UserError(fmt::format("--vary gpus: {} GPUs, but {} has {} {} (over {} node{})", g,
+                                  s->system.name, capacity,
+                                  s->system.device(s->system.default_device).model, s->system.nodes,
+                                  s->system.nodes == 1 ? "" : "s"));
+
+  // Variants: each workload at each size point and GPU count, lowered once.
+  std::string canon =
+      fmt::format("amdahl explore 1\nsystem {} {}\n", s->system.name, s->system.file);
+  if (std::ifstream f(s->system.file); f) {
+    std::stringstream text;
+    text << f.rdbuf();
+    canon += text.str();
+  }
+  for (const std::string& entry : entries) {
+    const WorkloadOptions item = parse_item(entry, a);
+    const std::string shown = entry.substr(0, entry.find(':'));
+    const std::vector<std::int64_t> gpus =
+        s->gpu_counts.empty() ? std::vector<std::int64_t>{item.gpus} : s->gpu_counts;
+    for (const std::int64_t g : gpus) {
+      if (g > capacity)
+        throw UserError(fmt::format("--models {}: {} GPUs, but {} has {}", excerpt(entry), g,
+                                    s->system.name, capacity));
+      WorkloadOptions at = item;
+      at.gpus = static_cast<int>(g);
+      for (const graphs::Bindings& sizes : model::sweep_grid(s->size_axes, size_overrides(at))) {
+        Workload& w = s->workloads.emplace_back(load_workload(at, sizes, s->system));
+        graphs::Bindings varied;
+        for (const auto& axis : s->size_axes) varied[axis.name] = sizes.at(axis.name);
+        model::Variant v;
+        v.workload = shown;
+        v.label = variant_label(at, shown, varied, at.gpus, !s->gpu_counts.empty(), a);
+        v.sizes = w.network.sizes;
+        v.gpus = at.gpus;
+        v.net = &w.lowered;
+        v.options = w.predict;
+        canon += fmt::format("variant {} {} {} {} {}\n", v.label, at.mode, at.precision, v.gpus,
+                             w.lowered.graph.size());
+        for (const auto& [k, val] : v.sizes) canon += fmt::format(" {}={}", k, val);
+        s->variants.push_back(std::move(v));
+      }
+    }
+  }
+  for (const model::HardwareAxis& axis : s->axes) {
+    canon += "axis " + axis.parameter.path();
+    for (const double v : axis.values) canon += fmt::format(" {:a}", v);
+    canon += "\n";
+  }
+
+  s->names = model::cost_names(s->axes);
+  if (!a.cost.empty()) {
+    std::vector<std::string> names;
+    for (const auto& [name, axis] : s->names) names.push_back(name);
+    s->cost = std::make_unique<hw::QuantityExpression>(a.cost, names);
+    s->cost_text = a.cost;
+  } else {
+    s->cost_text =
+        "each parameter over its base value, a time's inverted (lower is dearer), summed";
+  }
+
+  s->exploration = std::make_unique<model::Exploration>(s->system, s->axes, s->variants);
+  const std::size_t points = s->exploration->points();
+  const std::size_t grid =
+      (s->exploration->configurations().size() - s->exploration->grid_begin()) * s->variants.size();
+  if (points > kMaxExplorePoints && !a.force)
+    throw UserError(fmt::format(
+        "explore: {} predictions ({} configurations x {} workload variants, {} of them the "
+        "grid's) is more than the {} explore runs without --force",
+        points, s->exploration->configurations().size(), s->variants.size(), grid,
+        kMaxExplorePoints));
+  // The base system predicts every variant (a variant the base cannot run is an error here).
+  model::Exploration::Workspace w = s->exploration->workspace();
+  for (std::size_t v = 0; v < s->variants.size(); ++v) {
+    std::string error;
+    if (std::isnan(s->exploration->evaluate(v, w, &error).step_s))
+      throw UserError(fmt::format("{} on {}: {}", s->variants[v].label, s->system.name, error));
+  }
+  s->fingerprint = fnv1a(canon);
+  return s;
+}
+
+// Whether every rank set up (an error on any rank stops all of them before any work). Exits
+// this rank quietly (status 2) when another rank failed and this one did not.
+void agree_on_setup([[maybe_unused]] bool ok) {
+#ifdef AMDAHL_WITH_MPI
+  const Ranks& r = mpi_ranks();
+  if (!r.mpi) return;
+  int mine = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (all == 1 || !ok) return;
+  std::exit(2);
+#endif
+}
+
+[[noreturn]] void stop_all_ranks([[maybe_unused]] const std::string& message) {
+#ifdef AMDAHL_WITH_MPI
+  std::cerr << fmt::format("amdahl: error (rank {} of {}): {}\n", mpi_ranks().rank,
+                           mpi_ranks().size, message);
+  std::cerr.flush();
+  MPI_Abort(MPI_COMM_WORLD, 2);
+#endif
+  std::abort();
+}
+
+std::string bound_of(const model::PointResult& r) {
+  if (std::isnan(r.step_s)) return "failed";
+  int best = 0;
+  for (int b = 1; b < model::kBoundCount; ++b)
+    if (r.by_bound[b] > r.by_bound[best]) best = b;
+  return std::string(model::bound_name(static_cast<model::Bound>(best)));
+}
+
+std::string knee_text(const model::HardwareAxis& axis, const model::Knee& k) {
+  if (k.still_gaining) return "still gaining";
+  if (!k.value) return "-";
+  return axis.parameter.format(*k.value);
+}
+
+struct Outputs {
+  std::string points_csv;
+  std::string configurations_csv;
+  std::string elasticity_csv;
+  std::string knees_csv;
+  std::string pareto_csv;
+  std::string json;
+  std::string table;
+  std::optional<Figure> figure;
+};
+
+Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& results,
+                       const model::ExploreSummary& sum, const std::vector<double>& cost,
+                       const std::vector<std::size_t>& front, double knee_threshold) {
+  const model::Exploration& e = *s.exploration;
+  const std::size_t nv = s.variants.size(), na = s.axes.size();
+  const std::size_t g0 = e.grid_begin();
+  Outputs out;
+
+  // Every grid point.
+  {
+    std::vector<std::string> head{"config"};
+    for (const auto& a : s.axes) head.push_back(a.parameter.path());
+    for (const char* c : {"workload", "variant", "gpus", "batch", "step_time_s", "samples_per_s",
+                          "speedup", "binding"})
+      head.push_back(c);
+    for (int b = 0; b < model::kBoundCount; ++b)
+      head.push_back("share_" + std::string(model::bound_name(static_cast<model::Bound>(b))));
+    Table t(head);
+    for (std::size_t c = g0; c < e.configurations().size(); ++c)
+      for (std::size_t v = 0; v < nv; ++v) {
+        const model::PointResult& r = results[c * nv + v];
+        const model::Variant& var = s.variants[v];
+        std::vector<std::string> row{std::to_string(c - g0)};
+        for (std::size_t a = 0; a < na; ++a) row.push_back(num(e.configurations()[c].values[a]));
+        const bool ok = !std::isnan(r.step_s);
+        const double rate = ok ? static_cast<double>(var.options.batch) * var.gpus / r.step_s : 0.0;
+        row.insert(row.end(), {var.workload, var.label, std::to_string(var.gpus),
+                               std::to_string(var.options.batch), ok ? num(r.step_s) : "nan",
+                               ok ? num(rate) : "nan",
+                               ok ? num(sum.baseline_s[v] / r.step_s) : "nan", bound_of(r)});
+        for (int b = 0; b < model::kBoundCount; ++b)
+          row.push_back(ok ? fmt::format("{:.4f}", r.by_bound[b] / r.step_s) : "nan");
+        t.add(row);
+      }
+    std::ostringstream os;
+    t.print_csv(os);
+    out.points_csv = os.str();
+  }
+
+  // Per configuration: the suite's geometric-mean speedup and the cost.
+  std::vector<bool> on_front(sum.geomean_speedup.size(), false);
+  for (const std::size_t i : front) on_front[i] = true;
+  {
+    std::vector<std::string> head{"config"};
+    for (const auto& a : s.axes) head.push_back(a.parameter.path());
+    for (const char* c : {"cost", "geomean_speedup", "failed_variants", "pareto"})
+      head.push_back(c);
+    Table t(head);
+    for (std::size_t i = 0; i < sum.geomean_speedup.size(); ++i) {
+      std::vector<std::string> row{std::to_string(i)};
+      for (std::size_t a = 0; a < na; ++a) row.push_back(num(e.configurations()[g0 + i].values[a]));
+      row.insert(row.end(), {num(cost[i]), num(sum.geomean_speedup[i]),
+                             std::to_string(sum.failed[i]), on_front[i] ? "yes" : "no"});
+      t.add(row);
+    }
+    std::ostringstream os;
+    t.print_csv(os);
+    out.configurations_csv = os.str();
+  }
+
+  // Elasticities and knees per variant.
+  Table el_csv([&] {
+    std::vector<std::string> h{"variant", "baseline_step_s", "binding"};
+    for (const auto& a : s.axes) h.push_back(a.parameter.path());
+    h.push_back("most_elastic");
+    return h;
+  }());
+  Table el_table([&] {
+    std::vector<std::string> h{"workload", "step", "binding"};
+    for (const auto& a : s.axes) h.push_back(a.parameter.path());
+    h.push_back("most elastic");
+    return h;
+  }());
+  auto most_elastic = [&](std::size_t v) {
+    std::size_t best = 0;
+    for (std::size_t a = 1; a < na; ++a)
+      if (std::fabs(sum.elasticity[v][a]) > std::fabs(sum.elasticity[v][best])) best = a;
+    return s.axes[best].parameter.path();
+  };
+  for (std::size_t v = 0; v < nv; ++v) {
+    const std::string binding = bound_of(results[v]);
+    std::vector<std::string> c{s.variants[v].label, num(sum.baseline_s[v]), binding};
+    std::vector<std::string> t{s.variants[v].label, seconds(sum.baseline_s[v]), binding};
+    for (std::size_t a = 0; a < na; ++a) {
+      c.push_back(fmt::format("{:.4f}", sum.elasticity[v][a]));
+      t.push_back(fmt::format("{:+.3f}", sum.elasticity[v][a]));
+    }
+    c.push_back(most_elastic(v));
+    t.push_back(most_elastic(v));
+    el_csv.add(c);
+    el_table.add(t);
+  }
+  Table kn([&] {
+    std::vector<std::string> h{"workload"};
+    for (const auto& a : s.axes) h.push_back(a.parameter.path());
+    return h;
+  }());
+  for (std::size_t v = 0; v < nv; ++v) {
+    std::vector<std::string> row{s.variants[v].label};
+    for (std::size_t a = 0; a < na; ++a) row.push_back(knee_text(s.axes[a], sum.knees[v][a]));
+    kn.add(row);
+  }
+  {
+    std::vector<std::string> row{"suite (geometric mean)"};
+    for (std::size_t a = 0; a < na; ++a) row.push_back(knee_text(s.axes[a], sum.suite_knees[a]));
+    kn.add(row);
+  }
+  std::vector<std::string> pareto_head{"rank", "config"};
+  for (const auto& a : s.axes) pareto_head.push_back(a.parameter.path());
+  pareto_head.insert(pareto_head.end(), {"cost", "geomean_speedup"});
+  Table pareto_csv(pareto_head), pareto_table(pareto_head);
+  for (std::size_t k = 0; k < front.size(); ++k) {
+    const std::size_t i = front[k];
+    std::vector<std::string> c{std::to_string(k + 1), std::to_string(i)};
+    std::vector<std::string> t = c;
+    for (std::size_t a = 0; a < na; ++a) {
+      const double v = e.configurations()[g0 + i].values[a];
+      c.push_back(num(v));
+      t.push_back(s.axes[a].parameter.format(v));
+    }
+    c.insert(c.end(), {num(cost[i]), num(sum.geomean_speedup[i])});
+    t.insert(t.end(),
+             {fmt::format("{:.4g}", cost[i]), fmt::format("{:.3f}x", sum.geomean_speedup[i])});
+    pareto_csv.add(c);
+    pareto_table.add(t);
+  }
+  {
+    std::ostringstream a, b, c;
+    el_csv.print_csv(a);
+    kn.print_csv(b);
+    pareto_csv.print_csv(c);
+    out.elasticity_csv = a.str();
+    out.knees_csv = b.str();
+    out.pareto_csv = c.str();
+  }
+
+  // JSON: the whole exploration.
+  nlohmann::json axes = nlohmann::json::array();
+  for (const auto& a : s.axes)
+    axes.push_back({{"path", a.parameter.path()},
+                    {"name", a.name},
+                    {"unit", std::string(hw::dimension_name(a.parameter.dimension()))},
+                    {"base", a.parameter.get(s.system)},
+                    {"targets", a.parameter.targets()},
+                    {"values", a.values}});
+  nlohmann::json variants = nlohmann::json::array();
+  for (std::size_t v = 0; v < nv; ++v) {
+    nlohmann::json el = nlohmann::json::object(), knees = nlohmann::json::object();
+    for (std::size_t a = 0; a < na; ++a) {
+      el[s.axes[a].parameter.path()] = sum.elasticity[v][a];
+      const model::Knee& k = sum.knees[v][a];
+      knees[s.axes[a].parameter.path()] =
+          k.value ? nlohmann::json(*k.value)
+                  : nlohmann::json(k.still_gaining ? "still gaining" : "none");
+    }
+    variants.push_back({{"label", s.variants[v].label},
+                        {"workload", s.variants[v].workload},
+                        {"gpus", s.variants[v].gpus},
+                        {"batch", s.variants[v].options.batch},
+                        {"sizes", s.variants[v].sizes},
+                        {"baseline_step_s", sum.baseline_s[v]},
+                        {"binding", bound_of(results[v])},
+                        {"elasticity", el},
+                        {"knee", knees}});
+  }
+  nlohmann::json configs = nlohmann::json::array();
+  for (std::size_t i = 0; i < sum.geomean_speedup.size(); ++i) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (std::size_t v = 0; v < nv; ++v) {
+      const double t = results[(g0 + i) * nv + v].step_s;
+      steps.push_back(std::isnan(t) ? nlohmann::json(nullptr) : nlohmann::json(t));
+    }
+    configs.push_back({{"values", e.configurations()[g0 + i].values},
+                       {"cost", cost[i]},
+                       {"geomean_speedup", std::isnan(sum.geomean_speedup[i])
+                                               ? nlohmann::json(nullptr)
+                                               : nlohmann::json(sum.geomean_speedup[i])},
+                       {"pareto", static_cast<bool>(on_front[i])},
+                       {"step_time_s", steps}});
+  }
+  nlohmann::json suite_knees = nlohmann::json::object();
+  for (std::size_t a = 0; a < na; ++a) {
+    const model::Knee& k = sum.suite_knees[a];
+    suite_knees[s.axes[a].parameter.path()] =
+        k.value ? nlohmann::json(*k.value)
+                : nlohmann::json(k.still_gaining ? "still gaining" : "none");
+  }
+  nlohmann::json j{{"system", s.system.name},
+                   {"axes", axes},
+                   {"variants", variants},
+                   {"cost", s.cost_text},
+                   {"knee_threshold", knee_threshold},
+                   {"elasticity_step", model::kElasticityStep},
+                   {"suite_knee", suite_knees},
+                   {"pareto_front", front},
+                   {"configurations", configs}};
+  out.json = j.dump(1) + "\n";
+
+  // The terminal's tables.
+  std::ostringstream os;
+  os << fmt::format(
+      "explore  {} configurations x {} workload variants on {} ({} points with "
+      "the baseline, elasticity and knee points)\n",
+      sum.geomean_speedup.size(), nv, s.system.name, e.points());
+  for (const auto& a : s.axes) {
+    std::string values;
+    for (const double v : a.values) values += (values.empty() ? "" : ", ") + a.parameter.format(v);
+    os << fmt::format("  vary {} (base {}): {}\n", a.parameter.path(),
+                      a.parameter.format(a.parameter.get(s.system)), values);
+  }
+  os << fmt::format(
+      "\nelasticity of the step time at the base system, d log t / d log p (-1: the time "
+      "scales as 1/p; 0: indifferent):\n");
+  el_table.print(os);
+  os << fmt::format(
+      "\nknee of each axis: the value beyond which a step along it gains less "
+      "than {:g}% (others at base):\n",
+      100 * knee_threshold);
+  kn.print(os);
+  os << fmt::format(
+      "\nPareto front: cost ({}) against the geometric-mean speedup over the base "
+      "across the {} variants:\n",
+      s.cost_text, nv);
+  pareto_table.print(os);
+  std::size_t failed = 0;
+  for (const std::size_t f : sum.failed) failed += f ? 1 : 0;
+  if (failed)
+    os << fmt::format(
+        "\n{} configurations have a variant the model refuses (step_time_s nan in "
+        "explore.csv): no speedup, not on the front\n",
+        failed);
+  out.table = os.str();
+
+  // The figure: every configuration's (cost, speedup), the front drawn over them.
+  std::vector<std::pair<double, double>> all, best;
+  for (std::size_t i = 0; i < cost.size(); ++i)
+    if (std::isfinite(sum.geomean_speedup[i]) && cost[i] > 0)
+      all.emplace_back(cost[i], sum.geomean_speedup[i]);
+  for (const std::size_t i : front)
+    if (cost[i] > 0) best.emplace_back(cost[i], sum.geomean_speedup[i]);
+  if (!all.empty())
+    out.figure = scatter(
+        "pareto", fmt::format("{}: geometric-mean speedup against cost", s.system.name), "cost",
+        "speedup over the base system", {{"configurations", all}, {"Pareto front", best}}, false);
+  return out;
+}
+
+void run_explore(const ExploreArgs& a) {
+  const Ranks& ranks = mpi_ranks();
+  const bool root = ranks.rank == 0;
+  std::unique_ptr<Setup> s;
+  std::optional<OutputDir> out;
+  const bool resuming =
+      a.resume && !a.out_dir.empty() && fs::exists(fs::path(a.out_dir) / kCheckpointName);
+  try {
+    if (a.resume && a.out_dir.empty()) throw UserError("--resume needs -o DIR (the checkpoint)");
+    // The output folder holds this exploration's checkpoint when resuming.
+    if (root) out.emplace(a.out_dir, a.force || resuming);
+    s = make_setup(a);
+  } catch (const UserError&) {
+    agree_on_setup(false);
+    throw;
+  }
+  agree_on_setup(true);
+
+  RunOptions ro;
+  ro.points = s->exploration->points();
+  ro.threads = a.threads;
+  ro.resume = a.resume;
+  ro.fingerprint = s->fingerprint;
+  if (root && !a.out_dir.empty()) {
+    fs::create_directories(a.out_dir);
+    ro.checkpoint = (fs::path(a.out_dir) / kCheckpointName).string();
+  }
+  Progress bar;
+  if (root && bar.shown())
+    ro.progress = [&bar](std::size_t done, std::size_t total) {
+      bar.update(done, total, "predictions");
+    };
+  const model::Exploration& e = *s->exploration;
+  RunStats stats;
+  std::vector<model::PointResult> results;
+  try {
+    results = run_points(
+        ro,
+        [&e] {
+          auto w = std::make_shared<model::Exploration::Workspace>(e.workspace());
+          return PointEvaluator([&e, w](std::size_t p) { return e.evaluate(p, *w); });
+        },
+        stats);
+  } catch (const std::exception& err) {
+    if (ranks.mpi) stop_all_ranks(err.what());
+    throw;
+  }
+  if (!root) return;
+
+  const model::ExploreSummary sum = model::summarize(e, results, a.knee);
+  std::vector<double> cost;
+  for (std::size_t c = e.grid_begin(); c < e.configurations().size(); ++c)
+    cost.push_back(config_cost(*s, e.configurations()[c]));
+  const std::vector<std::size_t> front = model::pareto_front(cost, sum.geomean_speedup);
+  const Outputs o = render_outputs(*s, results, sum, cost, front, a.knee);
+
+  const std::size_t computed = ro.points - stats.resumed_points;
+  const double per_point =
+      computed ? stats.seconds * stats.ranks * stats.threads / static_cast<double>(computed) : 0.0;
+  std::string run_line = fmt::format(
+      "ran {} predictions in {:.2f} s on {} rank{} x {} thread{} ({:.1f} us per prediction per "
+      "thread{}{})",
+      computed, stats.seconds, stats.ranks, stats.ranks == 1 ? "" : "s", stats.threads,
+      stats.threads == 1 ? "" : "s", 1e6 * per_point,
+      stats.resumed_points ? fmt::format("; {} resumed from the checkpoint", stats.resumed_points)
+                           : "",
+      stats.ranks > 1 ? fmt::format("; {:.1f} kB gathered to rank 0", stats.gathered_bytes / 1e3)
+                      : "");
+  if (stats.ranks > 1) {
+    run_line += "; per rank:";
+    for (std::size_t r = 0; r < stats.points_by_rank.size(); ++r)
+      run_line += fmt::format(" {}", stats.points_by_rank[r]);
+  }
+
+  switch (parse_format(a.format)) {
+    case Format::kJson:
+      std::cout << o.json;
+      break;
+    case Format::kCsv:
+      std::cout << o.configurations_csv;
+      break;
+    case Format::kTable:
+      std::cout << o.table << "\n" << run_line << "\n";
+      break;
+  }
+  std::cerr << (a.format == "table" ? "" : run_line + "\n");
+  if (!out || !*out) return;
+  out->add("explore.csv", o.points_csv);
+  out->add("configurations.csv", o.configurations_csv);
+  out->add("elasticity.csv", o.elasticity_csv);
+  out->add("knees.csv", o.knees_csv);
+  out->add("pareto.csv", o.pareto_csv);
+  out->add("explore.json", o.json);
+  if (o.figure) {
+    const RenderedFigure r = render(*o.figure);
+    out->add("figures/pareto.csv", o.figure->csv);
+    out->add("figures/pareto.gp", o.figure->script);
+    if (r.error.empty()) {
+      out->add("figures/pareto.svg", r.svg);
+      out->add("figures/pareto.png", r.png);
+    } else {
+      std::cerr << "amdahl: note: " << r.error << "\n";
+    }
+  }
+  out->commit();
+  // The results are written: the checkpoint has served.
+  if (!ro.checkpoint.empty()) fs::remove(ro.checkpoint);
+}
+
+}  // namespace
+
+void register_explore(CLI::App& app) {
+  auto a = std::make_shared<ExploreArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "explore",
+      "design-space exploration: a workload set on a grid over hardware parameters; "
+      "elasticities, knees, the geometric-mean speedup and the Pareto front (runs under "
+      "mpirun too)");
+  std::string suites;
+  for (const auto& [name, members] : graphs::zoo_suites())
+    suites += fmt::format("{}{} ({})", suites.empty() ? "" : "; ", name, join(members));
+  cmd->add_option("--suite", a->suite, "a suite of zoo networks: " + suites);
+  cmd->add_option("--models", a->models,
+                  "comma-separated workloads instead of --suite: a zoo name, network YAML or ONNX "
+                  "file, each with optional :NAME=VALUE sizes and :mode=, :precision=, :gpus= "
+                  "(e.g. resnet50:batch=128:precision=fp16)");
+  cmd->add_option("--system", a->system, "catalog system name or system YAML path")
+      ->capture_default_str();
+  add_allow_path_option(cmd);
+  cmd->add_option("--mode", a->mode, "train or infer (each workload's unless it says)")
+      ->check(CLI::IsMember({"train", "infer"}))
+      ->capture_default_str();
+  cmd->add_option("--precision", a->precision, "each workload's precision unless it says")
+      ->check(CLI::IsMember(precision_names()))
+      ->capture_default_str();
+  cmd->add_option(
+         "--vary", a->vary,
+         "PATH=VALUES: a hardware parameter by its key path (gpu0.peak.fp32=5..40TFLOP/s:x2, "
+         "gpu0.memory.bandwidth=0.25..2TB/s:x2, links.cpu0-gpu0.bandwidth=16,32,64GB/s, "
+         "runtime.dispatch_per_op=...), gpus=1,2,4 or a network size (batch=32..256:x2); "
+         "repeatable, a grid over all")
+      ->required();
+  cmd->add_option("--cost", a->cost,
+                  "the cost of a configuration, an expression of the varied parameters by name "
+                  "(the path with '_' for '.' and '-', or any unique tail of it) with quantities "
+                  "('0.5 * peak_fp32 / 10TFLOP/s + bandwidth / 1TB/s'); default: each parameter "
+                  "over its base value, summed");
+  cmd->add_option("--knee", a->knee,
+                  "the least relative gain per step along an axis that counts, for the knees")
+      ->check(finite_positive())
+      ->capture_default_str();
+  cmd->add_option("--threads", a->threads,
+                  "worker threads per process (0: the machine's cores over its ranks)")
+      ->capture_default_str();
+  cmd->add_option("--format", a->format,
+                  "what to print: the tables, the configurations' CSV, "
+                  "or the JSON")
+      ->check(CLI::IsMember({"table", "csv", "json"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--out", a->out_dir,
+                  "folder for explore.csv (every point), configurations.csv, elasticity.csv, "
+                  "knees.csv, pareto.csv, explore.json and figures/pareto.svg; holds the "
+                  "checkpoint while running");
+  cmd->add_flag("--force", a->force,
+                fmt::format("let -o replace files in a non-empty folder, and run more than {} "
+                            "predictions",
+                            kMaxExplorePoints));
+  cmd->add_flag("--resume", a->resume,
+                "continue the exploration whose checkpoint is in -o DIR (an interrupted run), "
+                "computing only the chunks it lacks");
+  cmd->callback([a] { run_explore(*a); });
+}
+
+}  // namespace amdahl::cli

@@ -1,0 +1,146 @@
+#pragma once
+// Design-space exploration (amdahl explore, docs/explore.md): a set of workloads (each a
+// lowered network at its sizes, mode, precision and GPU count: a "variant") predicted on every
+// configuration of a grid over hardware parameters of a system (hw/parameter.h). Networks are
+// lowered once; a configuration only changes device, link and runtime numbers, so each point
+// is cost_step + simulate on the lowered variant.
+//
+// Besides the grid, the configurations evaluated are (all through the same points):
+//   baseline     the system as loaded
+//   elasticity   one parameter at base x (1 - h) and x (1 + h), the rest at base: the
+//                elasticity of the step time, d log t / d log p ~ (log t+ - log t-) /
+//                (log(1+h) - log(1-h)); an integer parameter p (parallel_units, copy_engines)
+//                steps to p - 1 and p + 1 instead (to p and p + 1 when p is 1)
+//   slice        one parameter at each value of its axis, the rest at base: the knee
+// and from them, per configuration, the geometric-mean speedup over the baseline across the
+// variants; the Pareto front of (cost, speedup); per variant and axis the knee.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graphs/lower.h"
+#include "hw/parameter.h"
+#include "model/prediction.h"
+
+namespace amdahl::model {
+
+struct HardwareAxis {
+  hw::SystemParameter parameter;
+  std::vector<double> values;  // SI, as given (each checked by the parameter's schema)
+  std::string name;            // in cost expressions: the path with '.' and '-' as '_'
+};
+
+// One workload at one size point and GPU count, lowered.
+struct Variant {
+  std::string workload;  // as given (zoo name or file)
+  std::string label;     // "resnet50 batch=64 gpus=2", unique within the exploration
+  graphs::Bindings sizes;
+  int gpus = 1;
+  const graphs::LoweredNetwork* net = nullptr;  // outlives the exploration
+  PredictOptions options;
+};
+
+// Parses one --vary of a hardware parameter: "PATH=VALUES" with VALUES a list of items, each a
+// value ("32GB/s", "32 GB/s"), a geometric range "A..B:xF" or a stepped range "A..B:STEP"
+// (inclusive); a number without a unit takes the unit of the next one that has one
+// ("16,32,64GB/s", "5..40TFLOP/s:x2"). Every value is checked by the parameter's schema, as the
+// same number in a file would be. Throws UserError (ConfigError for a value the schema
+// refuses) naming the --vary.
+HardwareAxis parse_hardware_axis(const hw::SystemSpec& system, const std::string& text);
+
+// The names a cost expression may use for each axis: its `name`, and every shorter suffix of it
+// (cut at '_') that no other axis shares ("gpu0_memory_bandwidth": "memory_bandwidth",
+// "bandwidth"). Pairs of (name, axis index), sorted by name.
+std::vector<std::pair<std::string, std::size_t>> cost_names(const std::vector<HardwareAxis>& axes);
+
+enum class ConfigKind : std::uint8_t { kBaseline, kElasticity, kSlice, kGrid };
+
+// The value of every hardware axis: set values (SI) or, with `scaled`, factors of the base.
+// A slice or elasticity configuration has `axis` set; only it differs from the base.
+struct Configuration {
+  ConfigKind kind = ConfigKind::kGrid;
+  int axis = -1;
+  bool scaled = false;
+  std::vector<double> values;  // one per axis; NaN: the base's value
+};
+
+// One prediction, small and trivially copyable (it travels between MPI ranks and into the
+// checkpoint as bytes).
+struct PointResult {
+  double step_s = 0;                           // NaN when the point failed
+  std::array<double, kBoundCount> by_bound{};  // critical-path seconds per Bound
+};
+static_assert(std::is_trivially_copyable_v<PointResult>);
+
+// The relative step of the elasticity's finite difference (1%: small against every knee of a
+// roofline, large against rounding).
+inline constexpr double kElasticityStep = 0.01;
+
+class Exploration {
+ public:
+  // `base` and the variants' networks must outlive it. Configurations: baseline, then two per
+  // axis for the elasticities, then one per axis value (slices), then the grid (the last axis
+  // varying fastest).
+  Exploration(const hw::SystemSpec& base, std::vector<HardwareAxis> axes,
+              std::vector<Variant> variants);
+
+  const hw::SystemSpec& base() const { return *base_; }
+  const std::vector<HardwareAxis>& axes() const { return axes_; }
+  const std::vector<Variant>& variants() const { return variants_; }
+  const std::vector<Configuration>& configurations() const { return configs_; }
+  // Points: configuration c, variant v at c * variants + v.
+  std::size_t points() const { return configs_.size() * variants_.size(); }
+  std::size_t grid_begin() const { return grid_begin_; }  // first grid configuration
+
+  // A worker's state: the system with the configuration it set last.
+  struct Workspace {
+    hw::SystemSpec system;
+    std::size_t config = static_cast<std::size_t>(-1);
+  };
+  Workspace workspace() const { return Workspace{*base_}; }
+  // The system of configuration `c` (what a point is predicted on).
+  void configure(Workspace& w, std::size_t c) const;
+  // Point `point` predicted. A point the model refuses (a step beyond kMaxStepSeconds, a
+  // placement the configuration cannot hold) has step_s NaN; `error` says why when given.
+  PointResult evaluate(std::size_t point, Workspace& w, std::string* error = nullptr) const;
+
+ private:
+  const hw::SystemSpec* base_;
+  std::vector<HardwareAxis> axes_;
+  std::vector<Variant> variants_;
+  std::vector<Configuration> configs_;
+  std::size_t grid_begin_ = 0;
+};
+
+// What the points say (all from `results`, one per point of `e`).
+struct Knee {
+  // The value from which further steps along the axis (towards the faster end) change the step
+  // time by less than the threshold each; nullopt when the last step still gains more.
+  std::optional<double> value;
+  bool still_gaining = false;  // the last step of the axis gains more than the threshold
+};
+
+struct ExploreSummary {
+  std::vector<double> baseline_s;               // per variant
+  std::vector<std::vector<double>> elasticity;  // [variant][axis]
+  std::vector<std::vector<Knee>> knees;         // [variant][axis]
+  std::vector<Knee> suite_knees;                // [axis]: of the geometric-mean time
+  std::vector<double> geomean_speedup;          // per grid configuration (index from 0)
+  std::vector<std::size_t> failed;              // per grid configuration: failed variants
+};
+
+// The knee of times `t` at ascending axis values `x` (see Knee), `threshold` a relative gain.
+Knee knee(const std::vector<double>& x, const std::vector<double>& t, double threshold);
+// The Pareto front: indices of the points no other point beats on both (lower cost, higher
+// speedup), by ascending cost. NaN speedups are never on it.
+std::vector<std::size_t> pareto_front(const std::vector<double>& cost,
+                                      const std::vector<double>& speedup);
+// exp(mean(log x)) of the finite positive values; NaN when there are none.
+double geometric_mean(const std::vector<double>& x);
+
+ExploreSummary summarize(const Exploration& e, const std::vector<PointResult>& results,
+                         double knee_threshold);
+
+}  // namespace amdahl::model
