@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -49,6 +50,10 @@ constexpr std::size_t kMaxExplorePoints = 1'000'000;
 // The least gain per step along an axis that still counts (Knee), unless --knee.
 constexpr double kDefaultKnee = 0.05;
 constexpr char kCheckpointName[] = "explore.checkpoint";
+// The most configurations the Pareto figure draws besides its front.
+constexpr std::size_t kFigurePoints = 20'000;
+// The most Pareto configurations the terminal's table lists (pareto.csv has them all).
+constexpr std::size_t kShownFront = 20;
 
 struct ExploreArgs {
   std::string suite;
@@ -352,56 +357,52 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
   const std::size_t g0 = e.grid_begin();
   Outputs out;
 
-  // Every grid point.
+  // Every grid point (a million rows: appended line by line, never held as a Table).
   {
-    std::vector<std::string> head{"config"};
-    for (const auto& a : s.axes) head.push_back(a.parameter.path());
+    std::vector<std::string> row{"config"};
+    for (const auto& a : s.axes) row.push_back(a.parameter.path());
     for (const char* c : {"workload", "variant", "gpus", "batch", "step_time_s", "samples_per_s",
                           "speedup", "binding"})
-      head.push_back(c);
+      row.push_back(c);
     for (int b = 0; b < model::kBoundCount; ++b)
-      head.push_back("share_" + std::string(model::bound_name(static_cast<model::Bound>(b))));
-    Table t(head);
+      row.push_back("share_" + std::string(model::bound_name(static_cast<model::Bound>(b))));
+    append_csv_row(out.points_csv, row);
     for (std::size_t c = g0; c < e.configurations().size(); ++c)
       for (std::size_t v = 0; v < nv; ++v) {
         const model::PointResult& r = results[c * nv + v];
         const model::Variant& var = s.variants[v];
-        std::vector<std::string> row{std::to_string(c - g0)};
+        row.assign({std::to_string(c - g0)});
         for (std::size_t a = 0; a < na; ++a) row.push_back(num(e.configurations()[c].values[a]));
         const bool ok = !std::isnan(r.step_s);
-        const double rate = ok ? static_cast<double>(var.options.batch) * var.gpus / r.step_s : 0.0;
-        row.insert(row.end(), {var.workload, var.label, std::to_string(var.gpus),
-                               std::to_string(var.options.batch), ok ? num(r.step_s) : "nan",
-                               ok ? num(rate) : "nan",
-                               ok ? num(sum.baseline_s[v] / r.step_s) : "nan", bound_of(r)});
+        const double rate =
+            ok ? static_cast<double>(var.options.batch) * var.gpus / r.step_s : 0.0;
+        row.insert(row.end(),
+                   {var.workload, var.label, std::to_string(var.gpus),
+                    std::to_string(var.options.batch), ok ? num(r.step_s) : "nan",
+                    ok ? num(rate) : "nan", ok ? num(sum.baseline_s[v] / r.step_s) : "nan",
+                    bound_of(r)});
         for (int b = 0; b < model::kBoundCount; ++b)
           row.push_back(ok ? fmt::format("{:.4f}", r.by_bound[b] / r.step_s) : "nan");
-        t.add(row);
+        append_csv_row(out.points_csv, row);
       }
-    std::ostringstream os;
-    t.print_csv(os);
-    out.points_csv = os.str();
   }
 
   // Per configuration: the suite's geometric-mean speedup and the cost.
   std::vector<bool> on_front(sum.geomean_speedup.size(), false);
   for (const std::size_t i : front) on_front[i] = true;
   {
-    std::vector<std::string> head{"config"};
-    for (const auto& a : s.axes) head.push_back(a.parameter.path());
+    std::vector<std::string> row{"config"};
+    for (const auto& a : s.axes) row.push_back(a.parameter.path());
     for (const char* c : {"cost", "geomean_speedup", "failed_variants", "pareto"})
-      head.push_back(c);
-    Table t(head);
+      row.push_back(c);
+    append_csv_row(out.configurations_csv, row);
     for (std::size_t i = 0; i < sum.geomean_speedup.size(); ++i) {
-      std::vector<std::string> row{std::to_string(i)};
+      row.assign({std::to_string(i)});
       for (std::size_t a = 0; a < na; ++a) row.push_back(num(e.configurations()[g0 + i].values[a]));
       row.insert(row.end(), {num(cost[i]), num(sum.geomean_speedup[i]),
                              std::to_string(sum.failed[i]), on_front[i] ? "yes" : "no"});
-      t.add(row);
+      append_csv_row(out.configurations_csv, row);
     }
-    std::ostringstream os;
-    t.print_csv(os);
-    out.configurations_csv = os.str();
   }
 
   // Elasticities and knees per variant.
@@ -455,6 +456,12 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
   for (const auto& a : s.axes) pareto_head.push_back(a.parameter.path());
   pareto_head.insert(pareto_head.end(), {"cost", "geomean_speedup"});
   Table pareto_csv(pareto_head), pareto_table(pareto_head);
+  // The terminal shows at most kShownFront of them, spread evenly, both ends included.
+  std::set<std::size_t> shown;
+  for (std::size_t k = 0; k < std::min(front.size(), kShownFront); ++k)
+    shown.insert(front.size() <= kShownFront
+                     ? k
+                     : (k * (front.size() - 1) + (kShownFront - 1) / 2) / (kShownFront - 1));
   for (std::size_t k = 0; k < front.size(); ++k) {
     const std::size_t i = front[k];
     std::vector<std::string> c{std::to_string(k + 1), std::to_string(i)};
@@ -468,7 +475,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
     t.insert(t.end(),
              {fmt::format("{:.4g}", cost[i]), fmt::format("{:.3f}x", sum.geomean_speedup[i])});
     pareto_csv.add(c);
-    pareto_table.add(t);
+    if (shown.count(k)) pareto_table.add(t);
   }
   {
     std::ostringstream a, b, c;
@@ -509,21 +516,6 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
                         {"elasticity", el},
                         {"knee", knees}});
   }
-  nlohmann::json configs = nlohmann::json::array();
-  for (std::size_t i = 0; i < sum.geomean_speedup.size(); ++i) {
-    nlohmann::json steps = nlohmann::json::array();
-    for (std::size_t v = 0; v < nv; ++v) {
-      const double t = results[(g0 + i) * nv + v].step_s;
-      steps.push_back(std::isnan(t) ? nlohmann::json(nullptr) : nlohmann::json(t));
-    }
-    configs.push_back({{"values", e.configurations()[g0 + i].values},
-                       {"cost", cost[i]},
-                       {"geomean_speedup", std::isnan(sum.geomean_speedup[i])
-                                               ? nlohmann::json(nullptr)
-                                               : nlohmann::json(sum.geomean_speedup[i])},
-                       {"pareto", static_cast<bool>(on_front[i])},
-                       {"step_time_s", steps}});
-  }
   nlohmann::json suite_knees = nlohmann::json::object();
   for (std::size_t a = 0; a < na; ++a) {
     const model::Knee& k = sum.suite_knees[a];
@@ -538,9 +530,26 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
                    {"knee_threshold", knee_threshold},
                    {"elasticity_step", model::kElasticityStep},
                    {"suite_knee", suite_knees},
-                   {"pareto_front", front},
-                   {"configurations", configs}};
-  out.json = j.dump(1) + "\n";
+                   {"pareto_front", front}};
+  // The configurations, written line by line (a million of them would be gigabytes as a
+  // JSON tree): values per axis, cost, speedup, whether on the front, each variant's step.
+  out.json = j.dump(1);
+  out.json.pop_back();  // the closing brace
+  out.json += ",\n \"configurations\": [";
+  auto number = [](double x) { return std::isfinite(x) ? fmt::format("{}", x) : "null"; };
+  for (std::size_t i = 0; i < sum.geomean_speedup.size(); ++i) {
+    std::string line = i ? ",\n  {\"values\": [" : "\n  {\"values\": [";
+    const model::Configuration& c = e.configurations()[g0 + i];
+    for (std::size_t a = 0; a < na; ++a) line += (a ? ", " : "") + number(c.values[a]);
+    line += fmt::format("], \"cost\": {}, \"geomean_speedup\": {}, \"pareto\": {}, "
+                        "\"step_time_s\": [",
+                        number(cost[i]), number(sum.geomean_speedup[i]),
+                        on_front[i] ? "true" : "false");
+    for (std::size_t v = 0; v < nv; ++v)
+      line += (v ? ", " : "") + number(results[(g0 + i) * nv + v].step_s);
+    out.json += line + "]}";
+  }
+  out.json += "\n ]\n}\n";
 
   // The terminal's tables.
   std::ostringstream os;
@@ -568,6 +577,9 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
       "across the {} variants:\n",
       s.cost_text, nv);
   pareto_table.print(os);
+  if (front.size() > kShownFront)
+    os << fmt::format("({} configurations on the front, {} shown; all in pareto.csv)\n",
+                      front.size(), shown.size());
   std::size_t failed = 0;
   for (const std::size_t f : sum.failed) failed += f ? 1 : 0;
   if (failed)
@@ -578,16 +590,22 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
   out.table = os.str();
 
   // The figure: every configuration's (cost, speedup), the front drawn over them.
+  // Beyond kFigurePoints configurations only the front is drawn (gnuplot's SVG of a million
+  // points would be hundreds of megabytes).
   std::vector<std::pair<double, double>> all, best;
-  for (std::size_t i = 0; i < cost.size(); ++i)
-    if (std::isfinite(sum.geomean_speedup[i]) && cost[i] > 0)
-      all.emplace_back(cost[i], sum.geomean_speedup[i]);
+  if (cost.size() <= kFigurePoints)
+    for (std::size_t i = 0; i < cost.size(); ++i)
+      if (std::isfinite(sum.geomean_speedup[i]) && cost[i] > 0)
+        all.emplace_back(cost[i], sum.geomean_speedup[i]);
   for (const std::size_t i : front)
     if (cost[i] > 0) best.emplace_back(cost[i], sum.geomean_speedup[i]);
-  if (!all.empty())
-    out.figure = scatter(
-        "pareto", fmt::format("{}: geometric-mean speedup against cost", s.system.name), "cost",
-        "speedup over the base system", {{"configurations", all}, {"Pareto front", best}}, false);
+  std::vector<PointGroup> groups;
+  if (!all.empty()) groups.push_back({"configurations", all});
+  if (!best.empty()) groups.push_back({"Pareto front", best});
+  if (!best.empty())
+    out.figure = scatter("pareto",
+                         fmt::format("{}: geometric-mean speedup against cost", s.system.name),
+                         "cost", "speedup over the base system", groups, false);
   return out;
 }
 
@@ -645,7 +663,7 @@ void run_explore(const ExploreArgs& a) {
   for (std::size_t c = e.grid_begin(); c < e.configurations().size(); ++c)
     cost.push_back(config_cost(*s, e.configurations()[c]));
   const std::vector<std::size_t> front = model::pareto_front(cost, sum.geomean_speedup);
-  const Outputs o = render_outputs(*s, results, sum, cost, front, a.knee);
+  Outputs o = render_outputs(*s, results, sum, cost, front, a.knee);
 
   const std::size_t computed = ro.points - stats.resumed_points;
   const double per_point =
@@ -678,12 +696,12 @@ void run_explore(const ExploreArgs& a) {
   }
   std::cerr << (a.format == "table" ? "" : run_line + "\n");
   if (!out || !*out) return;
-  out->add("explore.csv", o.points_csv);
-  out->add("configurations.csv", o.configurations_csv);
-  out->add("elasticity.csv", o.elasticity_csv);
-  out->add("knees.csv", o.knees_csv);
-  out->add("pareto.csv", o.pareto_csv);
-  out->add("explore.json", o.json);
+  out->add("explore.csv", std::move(o.points_csv));
+  out->add("configurations.csv", std::move(o.configurations_csv));
+  out->add("elasticity.csv", std::move(o.elasticity_csv));
+  out->add("knees.csv", std::move(o.knees_csv));
+  out->add("pareto.csv", std::move(o.pareto_csv));
+  out->add("explore.json", std::move(o.json));
   if (o.figure) {
     const RenderedFigure r = render(*o.figure);
     out->add("figures/pareto.csv", o.figure->csv);

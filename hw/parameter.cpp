@@ -36,7 +36,8 @@ const Field& walk(const std::vector<Field>& fields, const std::vector<std::strin
                   std::size_t from, const std::string& what, std::vector<std::string>& keys,
                   std::string& canonical) {
   const std::vector<Field>* level = &fields;
-  std::string walked = what;
+  std::string walked;  // the path up to the key being read
+  for (std::size_t k = 0; k < from; ++k) walked += (k ? "." : "") + parts[k];
   std::size_t i = from;
   while (true) {
     if (i >= parts.size())

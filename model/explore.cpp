@@ -62,7 +62,7 @@ HardwareAxis parse_hardware_axis(const hw::SystemSpec& system, const std::string
   const std::string list = text.substr(eq + 1);
   hw::SystemParameter parameter(system, path);
   const std::string what = fmt::format("--vary {}", excerpt(path));
-  const SourceLocation where{"--vary " + excerpt(path), 0, 0};
+  const SourceLocation where{"--vary", 0, 0};
 
   // The items' texts: "A", or "A..B" with a step ":xF" / ":S".
   struct Item {

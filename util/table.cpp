@@ -55,13 +55,19 @@ void Table::print(std::ostream& out) const {
   for (const auto& r : rows_) line(r);
 }
 
+void append_csv_row(std::string& out, const std::vector<std::string>& row) {
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (i) out += ',';
+    out += csv_escape(row[i]);
+  }
+  out += '\n';
+}
+
 void Table::print_csv(std::ostream& out) const {
-  auto line = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_escape(row[i]);
-    out << '\n';
-  };
-  line(header_);
-  for (const auto& r : rows_) line(r);
+  std::string text;
+  append_csv_row(text, header_);
+  for (const auto& r : rows_) append_csv_row(text, r);
+  out << text;
 }
 
 void Table::print_markdown(std::ostream& out) const {

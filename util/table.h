@@ -26,6 +26,9 @@ class Table {
 };
 
 std::string csv_escape(const std::string& cell);
+// One CSV line (cells escaped, '\n' ended) appended to `out`: for tables too long to hold as a
+// Table (amdahl explore's million points).
+void append_csv_row(std::string& out, const std::vector<std::string>& row);
 // `text` with &, <, > and " as HTML entities.
 std::string html_escape(const std::string& text);
 
