@@ -618,6 +618,11 @@ void run_explore(const ExploreArgs& a) {
       a.resume && !a.out_dir.empty() && fs::exists(fs::path(a.out_dir) / kCheckpointName);
   try {
     if (a.resume && a.out_dir.empty()) throw UserError("--resume needs -o DIR (the checkpoint)");
+    if (!a.resume && !a.out_dir.empty() && fs::exists(fs::path(a.out_dir) / kCheckpointName))
+      throw UserError(fmt::format(
+          "-o {}: holds an unfinished exploration's checkpoint ({}); give --resume to continue "
+          "it, or remove it to start over",
+          a.out_dir, kCheckpointName));
     // The output folder holds this exploration's checkpoint when resuming.
     if (root) out.emplace(a.out_dir, a.force || resuming);
     s = make_setup(a);

@@ -18,6 +18,10 @@
 
 #include "util/error.h"
 
+#ifdef __linux__
+#include <sched.h>
+#endif
+
 #ifdef AMDAHL_WITH_MPI
 #include <mpi.h>
 #endif
@@ -267,8 +271,19 @@ class Checkpoint {
   std::FILE* file_ = nullptr;
 };
 
+// The cores this process may run on: mpirun binds each rank to its own cores (one each when
+// there are as many ranks as cores), a plain run may use the machine's. A rank that is not
+// bound shares the machine's cores with the machine's other ranks.
 unsigned default_threads(const Ranks& r) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+#ifdef __linux__
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    const unsigned allowed = static_cast<unsigned>(CPU_COUNT(&set));
+    if (allowed > 0 && allowed < cores) return allowed;
+  }
+#endif
   return std::max(1u, cores / static_cast<unsigned>(std::max(1, r.local_size)));
 }
 
