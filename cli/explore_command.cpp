@@ -50,6 +50,9 @@ constexpr std::size_t kMaxExplorePoints = 1'000'000;
 // The least gain per step along an axis that still counts (Knee), unless --knee.
 constexpr double kDefaultKnee = 0.05;
 constexpr char kCheckpointName[] = "explore.checkpoint";
+// An elasticity smaller than this (in magnitude) is indifference: a 1% change of the
+// parameter moves the step by less than 0.01%.
+constexpr double kIndifferent = 0.01;
 // The most configurations the Pareto figure draws besides its front.
 constexpr std::size_t kFigurePoints = 20'000;
 // The most Pareto configurations the terminal's table lists (pareto.csv has them all).
@@ -283,12 +286,12 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
   s->exploration = std::make_unique<model::Exploration>(s->system, s->axes, s->variants);
   const std::size_t points = s->exploration->points();
   const std::size_t grid =
-      (s->exploration->configurations().size() - s->exploration->grid_begin()) * s->variants.size();
+      (s->exploration->configuration_count() - s->exploration->grid_begin()) * s->variants.size();
   if (points > kMaxExplorePoints && !a.force)
     throw UserError(fmt::format(
         "explore: {} predictions ({} configurations x {} workload variants, {} of them the "
         "grid's) is more than the {} explore runs without --force",
-        points, s->exploration->configurations().size(), s->variants.size(), grid,
+        points, s->exploration->configuration_count(), s->variants.size(), grid,
         kMaxExplorePoints));
   // The base system predicts every variant (a variant the base cannot run is an error here).
   model::Exploration::Workspace w = s->exploration->workspace();
@@ -367,24 +370,24 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
     for (int b = 0; b < model::kBoundCount; ++b)
       row.push_back("share_" + std::string(model::bound_name(static_cast<model::Bound>(b))));
     append_csv_row(out.points_csv, row);
-    for (std::size_t c = g0; c < e.configurations().size(); ++c)
+    for (std::size_t c = g0; c < e.configuration_count(); ++c) {
+      const model::Configuration config = e.configuration(c);
       for (std::size_t v = 0; v < nv; ++v) {
         const model::PointResult& r = results[c * nv + v];
         const model::Variant& var = s.variants[v];
         row.assign({std::to_string(c - g0)});
-        for (std::size_t a = 0; a < na; ++a) row.push_back(num(e.configurations()[c].values[a]));
+        for (std::size_t a = 0; a < na; ++a) row.push_back(num(config.values[a]));
         const bool ok = !std::isnan(r.step_s);
-        const double rate =
-            ok ? static_cast<double>(var.options.batch) * var.gpus / r.step_s : 0.0;
-        row.insert(row.end(),
-                   {var.workload, var.label, std::to_string(var.gpus),
-                    std::to_string(var.options.batch), ok ? num(r.step_s) : "nan",
-                    ok ? num(rate) : "nan", ok ? num(sum.baseline_s[v] / r.step_s) : "nan",
-                    bound_of(r)});
+        const double rate = ok ? static_cast<double>(var.options.batch) * var.gpus / r.step_s : 0.0;
+        row.insert(row.end(), {var.workload, var.label, std::to_string(var.gpus),
+                               std::to_string(var.options.batch), ok ? num(r.step_s) : "nan",
+                               ok ? num(rate) : "nan",
+                               ok ? num(sum.baseline_s[v] / r.step_s) : "nan", bound_of(r)});
         for (int b = 0; b < model::kBoundCount; ++b)
           row.push_back(ok ? fmt::format("{:.4f}", r.by_bound[b] / r.step_s) : "nan");
         append_csv_row(out.points_csv, row);
       }
+    }
   }
 
   // Per configuration: the suite's geometric-mean speedup and the cost.
@@ -393,12 +396,12 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
   {
     std::vector<std::string> row{"config"};
     for (const auto& a : s.axes) row.push_back(a.parameter.path());
-    for (const char* c : {"cost", "geomean_speedup", "failed_variants", "pareto"})
-      row.push_back(c);
+    for (const char* c : {"cost", "geomean_speedup", "failed_variants", "pareto"}) row.push_back(c);
     append_csv_row(out.configurations_csv, row);
     for (std::size_t i = 0; i < sum.geomean_speedup.size(); ++i) {
       row.assign({std::to_string(i)});
-      for (std::size_t a = 0; a < na; ++a) row.push_back(num(e.configurations()[g0 + i].values[a]));
+      const model::Configuration config = e.configuration(g0 + i);
+      for (std::size_t a = 0; a < na; ++a) row.push_back(num(config.values[a]));
       row.insert(row.end(), {num(cost[i]), num(sum.geomean_speedup[i]),
                              std::to_string(sum.failed[i]), on_front[i] ? "yes" : "no"});
       append_csv_row(out.configurations_csv, row);
@@ -418,11 +421,17 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
     h.push_back("most elastic");
     return h;
   }());
-  auto most_elastic = [&](std::size_t v) {
+  // The parameter the time is most elastic to; none when it is indifferent to all of them.
+  auto most_elastic = [&](std::size_t v) -> std::string {
     std::size_t best = 0;
     for (std::size_t a = 1; a < na; ++a)
       if (std::fabs(sum.elasticity[v][a]) > std::fabs(sum.elasticity[v][best])) best = a;
+    if (!(std::fabs(sum.elasticity[v][best]) >= kIndifferent)) return "none";
     return s.axes[best].parameter.path();
+  };
+  // "+0.000" and "-0.000" read as signs where there is none.
+  auto elasticity_text = [](double x) {
+    return std::fabs(x) < 5e-4 ? std::string("0.000") : fmt::format("{:+.3f}", x);
   };
   for (std::size_t v = 0; v < nv; ++v) {
     const std::string binding = bound_of(results[v]);
@@ -430,7 +439,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
     std::vector<std::string> t{s.variants[v].label, seconds(sum.baseline_s[v]), binding};
     for (std::size_t a = 0; a < na; ++a) {
       c.push_back(fmt::format("{:.4f}", sum.elasticity[v][a]));
-      t.push_back(fmt::format("{:+.3f}", sum.elasticity[v][a]));
+      t.push_back(elasticity_text(sum.elasticity[v][a]));
     }
     c.push_back(most_elastic(v));
     t.push_back(most_elastic(v));
@@ -467,7 +476,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
     std::vector<std::string> c{std::to_string(k + 1), std::to_string(i)};
     std::vector<std::string> t = c;
     for (std::size_t a = 0; a < na; ++a) {
-      const double v = e.configurations()[g0 + i].values[a];
+      const double v = e.configuration(g0 + i).values[a];
       c.push_back(num(v));
       t.push_back(s.axes[a].parameter.format(v));
     }
@@ -539,12 +548,12 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
   auto number = [](double x) { return std::isfinite(x) ? fmt::format("{}", x) : "null"; };
   for (std::size_t i = 0; i < sum.geomean_speedup.size(); ++i) {
     std::string line = i ? ",\n  {\"values\": [" : "\n  {\"values\": [";
-    const model::Configuration& c = e.configurations()[g0 + i];
+    const model::Configuration c = e.configuration(g0 + i);
     for (std::size_t a = 0; a < na; ++a) line += (a ? ", " : "") + number(c.values[a]);
-    line += fmt::format("], \"cost\": {}, \"geomean_speedup\": {}, \"pareto\": {}, "
-                        "\"step_time_s\": [",
-                        number(cost[i]), number(sum.geomean_speedup[i]),
-                        on_front[i] ? "true" : "false");
+    line += fmt::format(
+        "], \"cost\": {}, \"geomean_speedup\": {}, \"pareto\": {}, "
+        "\"step_time_s\": [",
+        number(cost[i]), number(sum.geomean_speedup[i]), on_front[i] ? "true" : "false");
     for (std::size_t v = 0; v < nv; ++v)
       line += (v ? ", " : "") + number(results[(g0 + i) * nv + v].step_s);
     out.json += line + "]}";
@@ -603,9 +612,9 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
   if (!all.empty()) groups.push_back({"configurations", all});
   if (!best.empty()) groups.push_back({"Pareto front", best});
   if (!best.empty())
-    out.figure = scatter("pareto",
-                         fmt::format("{}: geometric-mean speedup against cost", s.system.name),
-                         "cost", "speedup over the base system", groups, false);
+    out.figure =
+        scatter("pareto", fmt::format("{}: geometric-mean speedup against cost", s.system.name),
+                "cost", "speedup over the base system", groups, false);
   return out;
 }
 
@@ -665,8 +674,8 @@ void run_explore(const ExploreArgs& a) {
 
   const model::ExploreSummary sum = model::summarize(e, results, a.knee);
   std::vector<double> cost;
-  for (std::size_t c = e.grid_begin(); c < e.configurations().size(); ++c)
-    cost.push_back(config_cost(*s, e.configurations()[c]));
+  for (std::size_t c = e.grid_begin(); c < e.configuration_count(); ++c)
+    cost.push_back(config_cost(*s, e.configuration(c)));
   const std::vector<std::size_t> front = model::pareto_front(cost, sum.geomean_speedup);
   Outputs o = render_outputs(*s, results, sum, cost, front, a.knee);
 

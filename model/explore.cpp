@@ -213,20 +213,37 @@ Exploration::Exploration(const hw::SystemSpec& base, std::vector<HardwareAxis> a
       configs_.push_back(std::move(c));
     }
   grid_begin_ = configs_.size();
-  if (n == 0) return;
-  std::vector<std::size_t> at(n, 0);
-  while (true) {
-    Configuration c{ConfigKind::kGrid, -1, false, std::vector<double>(n)};
-    for (std::size_t a = 0; a < n; ++a) c.values[a] = axes_[a].values[at[a]];
-    configs_.push_back(std::move(c));
-    std::size_t a = n;
-    while (a > 0 && ++at[a - 1] == axes_[a - 1].values.size()) at[--a] = 0;
-    if (a == 0) break;
+  stride_.assign(n, 1);
+  grid_size_ = n == 0 ? 0 : 1;
+  for (std::size_t a = n; a-- > 0;) {
+    stride_[a] = grid_size_;
+    if (__builtin_mul_overflow(grid_size_, axes_[a].values.size(), &grid_size_) ||
+        grid_size_ > (std::size_t{1} << 62))
+      throw UserError("explore: the grid has more configurations than amdahl counts");
   }
+}
+
+double Exploration::grid_value(std::size_t c, std::size_t a) const {
+  const std::vector<double>& v = axes_[a].values;
+  return v[((c - grid_begin_) / stride_[a]) % v.size()];
+}
+
+Configuration Exploration::configuration(std::size_t c) const {
+  if (c < grid_begin_) return configs_.at(c);
+  if (c >= configuration_count()) throw InternalError("explore: no such configuration");
+  Configuration config{ConfigKind::kGrid, -1, false, std::vector<double>(axes_.size())};
+  for (std::size_t a = 0; a < axes_.size(); ++a) config.values[a] = grid_value(c, a);
+  return config;
 }
 
 void Exploration::configure(Workspace& w, std::size_t c) const {
   if (w.config == c) return;
+  if (c >= grid_begin_) {
+    for (std::size_t a = 0; a < axes_.size(); ++a)
+      axes_[a].parameter.set(w.system, *base_, grid_value(c, a));
+    w.config = c;
+    return;
+  }
   const Configuration& config = configs_.at(c);
   for (std::size_t a = 0; a < axes_.size(); ++a) {
     const hw::SystemParameter& p = axes_[a].parameter;
@@ -330,8 +347,8 @@ ExploreSummary summarize(const Exploration& e, const std::vector<PointResult>& r
 
   s.elasticity.assign(nv, std::vector<double>(na, kNaN));
   for (std::size_t a = 0; a < na; ++a) {
-    const Configuration& lo = e.configurations()[1 + 2 * a];
-    const Configuration& hi = e.configurations()[2 + 2 * a];
+    const Configuration lo = e.configuration(1 + 2 * a);
+    const Configuration hi = e.configuration(2 + 2 * a);
     const double dlogp = std::log(hi.values[a] / lo.values[a]);
     for (std::size_t v = 0; v < nv; ++v)
       s.elasticity[v][a] = std::log(t(2 + 2 * a, v) / t(1 + 2 * a, v)) / dlogp;
@@ -363,7 +380,7 @@ ExploreSummary summarize(const Exploration& e, const std::vector<PointResult>& r
     slice += values.size();
   }
 
-  for (std::size_t c = e.grid_begin(); c < e.configurations().size(); ++c) {
+  for (std::size_t c = e.grid_begin(); c < e.configuration_count(); ++c) {
     std::vector<double> speedups;
     std::size_t failed = 0;
     for (std::size_t v = 0; v < nv; ++v) {

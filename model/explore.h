@@ -82,17 +82,20 @@ class Exploration {
  public:
   // `base` and the variants' networks must outlive it. Configurations: baseline, then two per
   // axis for the elasticities, then one per axis value (slices), then the grid (the last axis
-  // varying fastest).
+  // varying fastest). Throws UserError when the grid has more than 2^63 configurations.
   Exploration(const hw::SystemSpec& base, std::vector<HardwareAxis> axes,
               std::vector<Variant> variants);
 
   const hw::SystemSpec& base() const { return *base_; }
   const std::vector<HardwareAxis>& axes() const { return axes_; }
   const std::vector<Variant>& variants() const { return variants_; }
-  const std::vector<Configuration>& configurations() const { return configs_; }
-  // Points: configuration c, variant v at c * variants + v.
-  std::size_t points() const { return configs_.size() * variants_.size(); }
+  // Configurations are numbered from 0; the grid's are made from their number when asked (a
+  // grid of 10^8 is never held).
+  std::size_t configuration_count() const { return grid_begin_ + grid_size_; }
+  Configuration configuration(std::size_t c) const;
   std::size_t grid_begin() const { return grid_begin_; }  // first grid configuration
+  // Points: configuration c, variant v at c * variants + v.
+  std::size_t points() const { return configuration_count() * variants_.size(); }
 
   // A worker's state: the system with the configuration it set last.
   struct Workspace {
@@ -110,8 +113,13 @@ class Exploration {
   const hw::SystemSpec* base_;
   std::vector<HardwareAxis> axes_;
   std::vector<Variant> variants_;
-  std::vector<Configuration> configs_;
+  // The value of axis `a` in grid configuration `c` (the last axis varies fastest).
+  double grid_value(std::size_t c, std::size_t a) const;
+
+  std::vector<Configuration> configs_;  // baseline, elasticity and slice configurations
   std::size_t grid_begin_ = 0;
+  std::size_t grid_size_ = 0;
+  std::vector<std::size_t> stride_;  // per axis: grid configurations per step of it
 };
 
 // What the points say (all from `results`, one per point of `e`).

@@ -91,7 +91,7 @@ def basic():
     check("suite (geometric mean)" in text, "the suite's knees are printed")
     # Every fathom workload has a row in the elasticity table, each with two elasticities.
     for w in ["seq2seq", "memnet", "speech", "autoenc", "residual", "vgg", "alexnet", "deepq"]:
-        check(re.search(rf"^{w}\s+\S+ \S*s\s+\w+\s+[-+]\d\.\d{{3}}\s+[-+]\d\.\d{{3}}", text,
+        check(re.search(rf"^{w}\s+\S+ \S*s\s+\w+\s+[-+]?\d\.\d{{3}}\s+[-+]?\d\.\d{{3}}", text,
                         re.M) is not None, f"an elasticity row for {w}")
     for f in FILES + ["figures/pareto.svg", "figures/pareto.gp"]:
         check(os.path.exists(os.path.join(out, f)), f"-o writes {f}")

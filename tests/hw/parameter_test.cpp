@@ -143,9 +143,9 @@ TEST_CASE("cost expressions: quantities, names and errors", "[hw][parameter]") {
   CHECK(QuantityExpression("(1 + 2) * 3", {}).evaluate({}) == 9);
   CHECK(QuantityExpression("x / 1TB/s/2", {"x"}).evaluate({4e12}) == 2);  // "TB/s", then "/2"
   CHECK(QuantityExpression("5us", {}).evaluate({}) == Approx(5e-6));
-  CHECK_THROWS_WITH(QuantityExpression("peek * 2", {"peak", "bw"}),
-                    Catch::Contains("unknown parameter 'peek'") &&
-                        Catch::Contains("did you mean 'peak'"));
+  CHECK_THROWS_WITH(
+      QuantityExpression("peek * 2", {"peak", "bw"}),
+      Catch::Contains("unknown parameter 'peek'") && Catch::Contains("did you mean 'peak'"));
   CHECK_THROWS_WITH(QuantityExpression("5furlongs", {}), Catch::Contains("unknown unit"));
   CHECK_THROWS_WITH(QuantityExpression("(1 + 2", {}), Catch::Contains("expected ')'"));
   CHECK_THROWS_WITH(QuantityExpression("1 +", {}), Catch::Contains("character 4"));

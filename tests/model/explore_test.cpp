@@ -126,14 +126,14 @@ TEST_CASE("configurations: baseline, elasticity pairs, slices, then the grid", "
   const graphs::LoweredNetwork net = gemm_then_scale();
   Exploration e(s, axes(s), {Variant{"toy", "toy", {}, 1, &net, PredictOptions{}}});
   // 1 + 2 x 2 + (4 + 4) + 4 x 4.
-  REQUIRE(e.configurations().size() == 1 + 4 + 8 + 16);
+  REQUIRE(e.configuration_count() == 1 + 4 + 8 + 16);
   CHECK(e.grid_begin() == 13);
-  CHECK(e.configurations()[1].scaled);
-  CHECK(e.configurations()[1].values[0] == 1 - kElasticityStep);
-  CHECK(std::isnan(e.configurations()[1].values[1]));
+  CHECK(e.configuration(1).scaled);
+  CHECK(e.configuration(1).values[0] == 1 - kElasticityStep);
+  CHECK(std::isnan(e.configuration(1).values[1]));
   // The last axis varies fastest.
-  CHECK(e.configurations()[13].values == std::vector<double>{0.5e12, 50e9});
-  CHECK(e.configurations()[14].values == std::vector<double>{0.5e12, 100e9});
+  CHECK(e.configuration(13).values == std::vector<double>{0.5e12, 50e9});
+  CHECK(e.configuration(14).values == std::vector<double>{0.5e12, 100e9});
   Exploration::Workspace w = e.workspace();
   e.configure(w, 14);
   CHECK(w.system.device("gpu0").peak.at(Precision::kFp32).flops_per_s == 0.5e12);
@@ -142,8 +142,7 @@ TEST_CASE("configurations: baseline, elasticity pairs, slices, then the grid", "
   CHECK(w.system.device("gpu0").peak.at(Precision::kFp32).flops_per_s == 1e12);
 }
 
-TEST_CASE("elasticities equal finite differences by hand and the closed form",
-          "[model][explore]") {
+TEST_CASE("elasticities equal finite differences by hand and the closed form", "[model][explore]") {
   const hw::SystemSpec s = toy_system();
   const graphs::LoweredNetwork net = gemm_then_scale();
   Exploration e(s, axes(s), {Variant{"toy", "toy", {}, 1, &net, PredictOptions{}}});
