@@ -40,6 +40,7 @@ const ResNet50& resnet50() {
 
 // One prediction on a configuration other than the last one's (the workspace is re-set).
 void BM_ExplorePointResNet50Train(benchmark::State& state) {
+  cli::keep_freed_memory();  // as run_points does
   const model::Exploration e = resnet50().exploration(100);
   model::Exploration::Workspace w = e.workspace();
   std::size_t p = e.grid_begin();

@@ -394,6 +394,13 @@ const Ranks& mpi_ranks() {
   return ranks;
 }
 
+void keep_freed_memory() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
+
 std::size_t chunk_points(std::size_t points) {
   return std::clamp<std::size_t>((points + 1023) / 1024, 1, 4096);
 }
@@ -401,14 +408,7 @@ std::size_t chunk_points(std::size_t points) {
 std::vector<PointResult> run_points(const RunOptions& o,
                                     const std::function<PointEvaluator()>& make_evaluator,
                                     RunStats& stats) {
-#ifdef __GLIBC__
-  // Each point allocates and frees a step's vectors. glibc returns freed memory to the OS (its
-  // mmap threshold and heap trimming adapt as it goes), and the worker threads then fault the
-  // same pages in again: millions of page faults, which made the system time rival the work.
-  // Freed memory stays in the process instead.
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
+  keep_freed_memory();
   const Ranks& ranks = mpi_ranks();
   const auto start = Clock::now();
   const unsigned threads = o.threads ? o.threads : default_threads(ranks);

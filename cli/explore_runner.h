@@ -65,6 +65,12 @@ std::vector<model::PointResult> run_points(const RunOptions& options,
                                            const std::function<PointEvaluator()>& make_evaluator,
                                            RunStats& stats);
 
+// Each point allocates and frees a step's vectors. glibc returns freed memory to the OS (its
+// mmap threshold and heap trimming adapt as it goes) and the threads then fault the same pages
+// in again: millions of page faults, the system time rivalling the work on a VM. This keeps
+// freed memory in the process (glibc; elsewhere nothing). run_points calls it.
+void keep_freed_memory();
+
 // Points per chunk for `points` points: about a thousand chunks, at most 4096 points each.
 std::size_t chunk_points(std::size_t points);
 
