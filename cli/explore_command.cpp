@@ -118,19 +118,6 @@ WorkloadOptions parse_item(const std::string& item, const ExploreArgs& a) {
   return w;
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 // Everything loaded and checked before any point is predicted.
 struct Setup {
   hw::SystemSpec system;
@@ -187,15 +174,7 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
   WorkloadOptions system_options;
   system_options.system = a.system;
   s->system = load_workload_system(system_options);
-  if (a.suite.empty() == a.models.empty())
-    throw UserError(fmt::format("explore: give --suite NAME ({}) or --models LIST", [] {
-      std::vector<std::string> names;
-      for (const auto& [n, m] : graphs::zoo_suites()) names.push_back(n);
-      return join(names);
-    }()));
-  const std::vector<std::string> entries =
-      a.suite.empty() ? split_list(a.models) : graphs::zoo_suite(a.suite);
-  if (entries.empty()) throw UserError("--models: no workload given");
+  const std::vector<std::string> entries = select_workloads(a.suite, split_list(a.models));
 
   for (const std::string& v : a.vary) {
     const std::string name = v.substr(0, v.find('='));
@@ -741,10 +720,7 @@ void register_explore(CLI::App& app) {
       "design-space exploration: a workload set on a grid over hardware parameters; "
       "elasticities, knees, the geometric-mean speedup and the Pareto front (runs under "
       "mpirun too)");
-  std::string suites;
-  for (const auto& [name, members] : graphs::zoo_suites())
-    suites += fmt::format("{}{} ({})", suites.empty() ? "" : "; ", name, join(members));
-  cmd->add_option("--suite", a->suite, "a suite of zoo networks: " + suites);
+  cmd->add_option("--suite", a->suite, suites_help());
   cmd->add_option("--models", a->models,
                   "comma-separated workloads instead of --suite: a zoo name, network YAML or ONNX "
                   "file, each with optional :NAME=VALUE sizes and :mode=, :precision=, :gpus= "

@@ -341,11 +341,7 @@ struct ReportArgs {
 void run_report(const ReportArgs& args, const std::string& command_line) {
   OutputDir out(args.out_dir, args.force);
   StudyOptions so = args.study;
-  for (std::size_t at = 0; !args.models.empty() && at <= args.models.size();) {
-    const std::size_t comma = std::min(args.models.find(',', at), args.models.size());
-    if (comma > at) so.workloads.push_back(args.models.substr(at, comma - at));
-    at = comma + 1;
-  }
+  so.workloads = split_list(args.models);
   // The measured runs: --measured, else the system's own (`measured_runs`) when present; read
   // (and any error raised) before the study.
   hw::SystemSpec system = hw::load_system(args.system);
@@ -453,10 +449,7 @@ void register_report(CLI::App& app) {
       "the characterization study of a suite or list of workloads on one system: report.html, "
       "report.md, figures (SVG, PNG, gnuplot scripts) and the CSV behind every table and "
       "figure (docs/report.md)");
-  std::string suites;
-  for (const auto& [name, members] : graphs::zoo_suites())
-    suites += fmt::format("{}{} ({})", suites.empty() ? "" : "; ", name, join(members));
-  cmd->add_option("--suite", args->study.suite, "a suite of zoo networks: " + suites);
+  cmd->add_option("--suite", args->study.suite, suites_help());
   cmd->add_option("--models", args->models,
                   "comma-separated zoo names, network YAML or ONNX files (instead of --suite)");
   cmd->add_option("--system", args->system, "catalog system name or system YAML path")

@@ -110,16 +110,7 @@ double host_share(const model::SweepRow& r) {
 }
 
 std::vector<std::string> study_workloads(const StudyOptions& o) {
-  if (!o.suite.empty() && !o.workloads.empty())
-    throw UserError("report: give --suite NAME or --models LIST, not both");
-  if (!o.suite.empty()) return graphs::zoo_suite(o.suite);
-  if (o.workloads.empty())
-    throw UserError(fmt::format("report: give --suite NAME ({}) or --models LIST", [] {
-      std::string names;
-      for (const auto& [n, m] : graphs::zoo_suites()) names += (names.empty() ? "" : ", ") + n;
-      return names;
-    }()));
-  return o.workloads;
+  return select_workloads(o.suite, o.workloads);
 }
 
 Study run_study(const StudyOptions& o, hw::SystemSpec system,

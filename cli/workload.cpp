@@ -265,6 +265,36 @@ Format parse_format(const std::string& text) {
   return Format::kTable;
 }
 
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    if (comma > at) out.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> select_workloads(const std::string& suite,
+                                          const std::vector<std::string>& models) {
+  if (!suite.empty() && !models.empty())
+    throw UserError("give --suite NAME or --models LIST, not both");
+  if (!suite.empty()) return graphs::zoo_suite(suite);
+  if (models.empty()) {
+    std::vector<std::string> names;
+    for (const auto& [n, m] : graphs::zoo_suites()) names.push_back(n);
+    throw UserError(fmt::format("give --suite NAME ({}) or --models LIST", join(names)));
+  }
+  return models;
+}
+
+std::string suites_help() {
+  std::string suites;
+  for (const auto& [name, members] : graphs::zoo_suites())
+    suites += fmt::format("{}{} ({})", suites.empty() ? "" : "; ", name, join(members));
+  return "a suite of zoo networks: " + suites;
+}
+
 WorkloadOptions workload_entry(const std::string& entry) {
   WorkloadOptions w;
   const std::string ext = std::filesystem::path(entry).extension().string();

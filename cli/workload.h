@@ -83,6 +83,15 @@ Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
 
 Format parse_format(const std::string& text);
 
+// The items of a comma-separated list ("a,b,,c": a, b, c).
+std::vector<std::string> split_list(const std::string& text);
+// The workloads of --suite NAME or of --models LIST (its items): the suite's members, or the
+// list. Throws UserError for both or neither (listing the suites) and for an unknown suite.
+std::vector<std::string> select_workloads(const std::string& suite,
+                                          const std::vector<std::string>& models);
+// --suite's help: every suite with its members.
+std::string suites_help();
+
 // The options of one entry of a workload list (report --models, explore --models): a zoo
 // name, or a network YAML or ONNX file (by its extension).
 WorkloadOptions workload_entry(const std::string& entry);

@@ -18,47 +18,14 @@ using namespace amdahl::model;
 
 namespace {
 
-// gpu0 (1 TFLOP/s, 100 GB/s, efficiency 1) driven by cpu0 over a 10 GB/s link; no host cost.
-hw::SystemSpec toy_system() {
-  hw::SystemSpec s;
-  s.name = "toy";
-  hw::DeviceSpec gpu = test::round_device();
-  gpu.name = "gpu0";
-  hw::DeviceSpec cpu = test::round_device();
-  cpu.name = "cpu0";
-  cpu.kind = hw::DeviceKind::kCpu;
-  s.devices = {cpu, gpu};
-  hw::LinkSpec l;
-  l.name = "cpu0-gpu0";
-  l.from = "cpu0";
-  l.to = "gpu0";
-  l.bandwidth_bytes_per_s = 10e9;
-  l.h2d_pinned = l.d2h_pinned = l.h2d_pageable = l.d2h_pageable = 10e9;
-  l.calibrated = true;
-  s.links = {l};
-  s.runtime.name = "rt";
-  s.runtime.sync = hw::SyncPoint::kNone;
-  s.runtime.calibrated = true;
-  s.default_device = "gpu0";
-  return s;
-}
-
-graphs::Operator op(graphs::OpClass c, double flops, double bytes) {
-  graphs::Operator o;
-  o.name = std::string(graphs::op_class_name(c));
-  o.op_class = c;
-  o.flops = flops;
-  o.bytes_written = bytes;
-  return o;
-}
-
-// A GEMM of 2 GFLOP (2 ms at 1 TFLOP/s), then an elementwise op writing 100 MB (1 ms at
+// On test::two_device_system()'s gpu0 (1 TFLOP/s, 100 GB/s, efficiency 1, no host cost): a
+// GEMM of 2 GFLOP (2 ms at 1 TFLOP/s), then an elementwise op writing 100 MB (1 ms at
 // 100 GB/s).
 graphs::LoweredNetwork gemm_then_scale() {
   graphs::LoweredNetwork net;
   net.name = "toy";
-  const auto mm = net.graph.add(op(graphs::OpClass::kGemm, 2e9, 0));
-  const auto ew = net.graph.add(op(graphs::OpClass::kElementwise, 0, 100e6));
+  const auto mm = net.graph.add(test::op(graphs::OpClass::kGemm, 2e9, 0));
+  const auto ew = net.graph.add(test::op(graphs::OpClass::kElementwise, 0, 100e6));
   net.graph.depend(mm, ew, 0);
   return net;
 }
@@ -75,7 +42,7 @@ double step_on(const graphs::LoweredNetwork& net, const hw::SystemSpec& s) {
 }  // namespace
 
 TEST_CASE("parse_hardware_axis: ranges, lists and units", "[model][explore]") {
-  const hw::SystemSpec s = toy_system();
+  const hw::SystemSpec s = test::two_device_system();
   CHECK(parse_hardware_axis(s, "gpu0.peak.fp32=5..40TFLOP/s:x2").values ==
         std::vector<double>{5e12, 10e12, 20e12, 40e12});
   CHECK(parse_hardware_axis(s, "links.cpu0-gpu0.bandwidth=16,32,64GB/s").values ==
@@ -106,7 +73,7 @@ TEST_CASE("parse_hardware_axis: ranges, lists and units", "[model][explore]") {
 }
 
 TEST_CASE("cost names: the path and its unique tails", "[model][explore]") {
-  const hw::SystemSpec s = toy_system();
+  const hw::SystemSpec s = test::two_device_system();
   const auto names = cost_names({parse_hardware_axis(s, "gpu0.memory.bandwidth=1TB/s"),
                                  parse_hardware_axis(s, "links.cpu0-gpu0.bandwidth=1GB/s")});
   auto axis_of = [&](const std::string& n) -> int {
@@ -122,7 +89,7 @@ TEST_CASE("cost names: the path and its unique tails", "[model][explore]") {
 }
 
 TEST_CASE("configurations: baseline, elasticity pairs, slices, then the grid", "[model][explore]") {
-  const hw::SystemSpec s = toy_system();
+  const hw::SystemSpec s = test::two_device_system();
   const graphs::LoweredNetwork net = gemm_then_scale();
   Exploration e(s, axes(s), {Variant{"toy", "toy", {}, 1, &net, PredictOptions{}}});
   // 1 + 2 x 2 + (4 + 4) + 4 x 4.
@@ -143,7 +110,7 @@ TEST_CASE("configurations: baseline, elasticity pairs, slices, then the grid", "
 }
 
 TEST_CASE("elasticities equal finite differences by hand and the closed form", "[model][explore]") {
-  const hw::SystemSpec s = toy_system();
+  const hw::SystemSpec s = test::two_device_system();
   const graphs::LoweredNetwork net = gemm_then_scale();
   Exploration e(s, axes(s), {Variant{"toy", "toy", {}, 1, &net, PredictOptions{}}});
   Exploration::Workspace w = e.workspace();
@@ -209,11 +176,11 @@ TEST_CASE("pareto_front and geometric_mean", "[model][explore]") {
 }
 
 TEST_CASE("a point the model refuses is NaN with its reason, not a number", "[model][explore]") {
-  const hw::SystemSpec s = toy_system();
+  const hw::SystemSpec s = test::two_device_system();
   const graphs::LoweredNetwork net = gemm_then_scale();
   // 1 kFLOP/s: the GEMM would take 2e6 s, beyond kMaxStepSeconds... only with a huge op.
   graphs::LoweredNetwork huge = net;
-  graphs::Operator big = op(graphs::OpClass::kGemm, 1e25, 0);
+  graphs::Operator big = test::op(graphs::OpClass::kGemm, 1e25, 0);
   huge.graph.add(big);
   Exploration e(s, {parse_hardware_axis(s, "gpu0.peak.fp32=1TFLOP/s")},
                 {Variant{"huge", "huge", {}, 1, &huge, PredictOptions{}}});
