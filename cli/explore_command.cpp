@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -284,15 +285,27 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
 }
 
 // Whether every rank set up (an error on any rank stops all of them before any work). Exits
-// this rank quietly (status 2) when another rank failed and this one did not.
-void agree_on_setup([[maybe_unused]] bool ok) {
+// this rank quietly (status 2) when another rank failed and this one did not. Then, that every
+// rank loaded the same exploration (`fingerprint`: a node with another system file or network
+// would send results of other points): a UserError on every rank when not.
+void agree_on_setup([[maybe_unused]] bool ok, [[maybe_unused]] std::uint64_t fingerprint = 0) {
 #ifdef AMDAHL_WITH_MPI
   const Ranks& r = mpi_ranks();
   if (!r.mpi) return;
   int mine = ok ? 1 : 0, all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (all == 1 || !ok) return;
-  std::exit(2);
+  if (all != 1) {
+    if (!ok) return;
+    std::exit(2);
+  }
+  std::uint64_t lowest = 0, highest = 0;
+  MPI_Allreduce(&fingerprint, &lowest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&fingerprint, &highest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  if (lowest != highest)
+    throw UserError(fmt::format(
+        "rank {} of {}: the ranks loaded different explorations (another system file, network "
+        "or amdahl on some node); every rank must read the same inputs",
+        r.rank, r.size));
 #endif
 }
 
@@ -606,6 +619,9 @@ void run_explore(const ExploreArgs& a) {
       a.resume && !a.out_dir.empty() && fs::exists(fs::path(a.out_dir) / kCheckpointName);
   try {
     if (a.resume && a.out_dir.empty()) throw UserError("--resume needs -o DIR (the checkpoint)");
+    if (a.resume && !resuming)
+      throw UserError(fmt::format("--resume: no checkpoint {} to resume from",
+                                  (fs::path(a.out_dir) / kCheckpointName).string()));
     if (!a.resume && !a.out_dir.empty() && fs::exists(fs::path(a.out_dir) / kCheckpointName))
       throw UserError(fmt::format(
           "-o {}: holds an unfinished exploration's checkpoint ({}); give --resume to continue "
@@ -618,7 +634,7 @@ void run_explore(const ExploreArgs& a) {
     agree_on_setup(false);
     throw;
   }
-  agree_on_setup(true);
+  agree_on_setup(true, s->fingerprint);
 
   RunOptions ro;
   ro.points = s->exploration->points();

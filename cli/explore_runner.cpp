@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -193,8 +194,10 @@ class Checkpoint {
              std::vector<std::optional<std::vector<PointResult>>>& done)
       : path_(o.checkpoint) {
     if (path_.empty()) return;
-    const std::string header = fmt::format("{} {:016x} {} {} {}\n", kMagic, o.fingerprint, o.points,
-                                           chunk_points, sizeof(PointResult));
+    // The results are this machine's bytes: its byte order is part of the header.
+    const std::string header =
+        fmt::format("{} {:016x} {} {} {} {}\n", kMagic, o.fingerprint, o.points, chunk_points,
+                    sizeof(PointResult), std::endian::native == std::endian::little ? "le" : "be");
     std::uintmax_t good = 0;
     if (fs::exists(path_)) {
       if (!o.resume)
