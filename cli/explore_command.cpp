@@ -164,12 +164,6 @@ std::string variant_label(const WorkloadOptions& w, const std::string& entry,
   return label;
 }
 
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
   auto s = std::make_unique<Setup>();
   WorkloadOptions system_options;
@@ -280,7 +274,7 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
     if (std::isnan(s->exploration->evaluate(v, w, &error).step_s))
       throw UserError(fmt::format("{} on {}: {}", s->variants[v].label, s->system.name, error));
   }
-  s->fingerprint = fnv1a(canon);
+  s->fingerprint = fingerprint(canon);
   return s;
 }
 

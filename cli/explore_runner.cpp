@@ -404,6 +404,8 @@ void keep_freed_memory() {
 #endif
 }
 
+std::uint64_t fingerprint(std::string_view text) { return fnv1a(text.data(), text.size()); }
+
 std::size_t chunk_points(std::size_t points) {
   return std::clamp<std::size_t>((points + 1023) / 1024, 1, 4096);
 }

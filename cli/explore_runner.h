@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/explore.h"
@@ -70,6 +71,10 @@ std::vector<model::PointResult> run_points(const RunOptions& options,
 // in again: millions of page faults, the system time rivalling the work on a VM. This keeps
 // freed memory in the process (glibc; elsewhere nothing). run_points calls it.
 void keep_freed_memory();
+
+// The 64-bit FNV-1a hash of `text`: an exploration's fingerprint from its canonical
+// description (the checkpoint's records are checksummed with the same hash).
+std::uint64_t fingerprint(std::string_view text);
 
 // Points per chunk for `points` points: about a thousand chunks, at most 4096 points each.
 std::size_t chunk_points(std::size_t points);

@@ -138,11 +138,15 @@ Access device_member(Member member) {
           }};
 }
 
+// Link `i` of `s`, or its network's NIC link.
+template <class System>
+auto& link_of(System& s, std::size_t i, bool network) {
+  return network ? s.network->link : s.links[i];
+}
+
 template <class Member>
 Access link_member(Member member, bool network) {
-  auto link = [network](auto& s, std::size_t i) -> auto& {
-    return network ? s.network->link : s.links[i];
-  };
+  auto link = [network](auto& s, std::size_t i) -> auto& { return link_of(s, i, network); };
   return {[member, link](const SystemSpec& s, std::size_t i) { return member(link(s, i)); },
           [member, link](SystemSpec& s, const SystemSpec&, std::size_t i, double v) {
             member(link(s, i)) = v;
@@ -215,11 +219,9 @@ Access device_access(const SystemSpec& system, const std::vector<std::size_t>& t
 }
 
 Access link_access(const std::string& canonical, bool network, const std::string& what) {
+  auto link = [network](auto& s, std::size_t i) -> auto& { return link_of(s, i, network); };
   if (canonical == "bandwidth") {
     // The achieved bandwidths keep their fraction of the nominal one.
-    auto link = [network](auto& s, std::size_t i) -> auto& {
-      return network ? s.network->link : s.links[i];
-    };
     return {[link](const SystemSpec& s, std::size_t i) { return link(s, i).bandwidth_bytes_per_s; },
             [link](SystemSpec& s, const SystemSpec& base, std::size_t i, double v) {
               const LinkSpec& b = link(base, i);
@@ -249,9 +251,6 @@ Access link_access(const std::string& canonical, bool network, const std::string
     return link_member(
         [](auto& l) -> auto& { return l.d2h_pageable; }, network);
   if (canonical == "p2p") {
-    auto link = [network](auto& s, std::size_t i) -> auto& {
-      return network ? s.network->link : s.links[i];
-    };
     return {[link](const SystemSpec& s, std::size_t i) { return link(s, i).p2p_bandwidth(); },
             [link](SystemSpec& s, const SystemSpec&, std::size_t i, double v) {
               link(s, i).p2p_bytes_per_s = v;
