@@ -1,6 +1,7 @@
 // Elementwise layers: activations, dropout, residual add. Each reads its inputs and writes
 // its output once; FLOPs per element are the operation count of the function (relu 1,
-// sigmoid/tanh 4 as exp + add + divide + negate, clipped relu 2; gelu in its tanh form
+// sigmoid/tanh 4 as exp + add + divide + negate, their derivatives dy y (1 - y) and
+// dy (1 - y^2) 3 (the tanh derivative recurrent.cpp counts), clipped relu 2; gelu in its tanh form
 // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) 12: cube 2, fma 2, scale 1, tanh 4, add 1,
 // two products 2; its backward 20; silu x sigmoid(x) 5, backward sigmoid (1 + x (1 - s)) 8).
 
@@ -42,8 +43,8 @@ std::vector<TensorInfo> add_infer(const Layer& layer, const std::vector<TensorIn
 void register_activation_ops(LayerRegistry& r) {
   r.add(activation("relu", "rectified linear unit max(x, 0)", 1, 1));
   r.add(activation("clipped_relu", "min(max(x, 0), ceiling) (Deep Speech)", 2, 2));
-  r.add(activation("sigmoid", "logistic 1 / (1 + exp(-x))", 4, 2));
-  r.add(activation("tanh", "hyperbolic tangent", 4, 2));
+  r.add(activation("sigmoid", "logistic 1 / (1 + exp(-x))", 4, 3));
+  r.add(activation("tanh", "hyperbolic tangent", 4, 3));
   r.add(activation("gelu", "Gaussian error linear unit (tanh approximation; BERT, GPT-2)", 12, 20));
   r.add(activation("silu", "x * sigmoid(x) (swish)", 5, 8));
   r.add(LayerKind{

@@ -23,6 +23,7 @@ struct BinaryOp {
   double forward_flops;
   double grad_flops[2];  // per output element, for operand 0 and operand 1
   bool differentiable = true;
+  bool boolean = false;  // a comparison: the output is bool (1 byte), as ONNX defines it
 };
 
 // The operand shapes in operand order (the constant where it sits).
@@ -39,13 +40,14 @@ std::vector<Shape> operand_shapes(const Layer& layer, const std::vector<TensorIn
   return shapes;
 }
 
-std::vector<TensorInfo> binary_infer(const Layer& layer, const std::vector<TensorInfo>& in) {
+std::vector<TensorInfo> binary_infer(const Layer& layer, const std::vector<TensorInfo>& in,
+                                     bool boolean) {
   const std::vector<Shape> shapes = operand_shapes(layer, in);
   check(shapes.size() == 2, layer, [&] {
     return fmt::format("needs two operands: two inputs, or one input and constant_shape (got {})",
                        shapes.size());
   });
-  return {TensorInfo{broadcast_shapes(layer, shapes), in.front().dtype}};
+  return {TensorInfo{broadcast_shapes(layer, shapes), boolean ? DType::kBool : in.front().dtype}};
 }
 
 std::vector<Weight> binary_weights(const Layer& layer, const std::vector<TensorInfo>&) {
@@ -71,7 +73,9 @@ LayerKind binary(BinaryOp b) {
       .min_inputs = 1,
       .max_inputs = 2,
       .differentiable = b.differentiable,
-      .infer = binary_infer,
+      .infer = [boolean = b.boolean](
+                   const Layer& layer,
+                   const std::vector<TensorInfo>& in) { return binary_infer(layer, in, boolean); },
       .weights = binary_weights,
       .forward =
           [fwd](ForwardContext& ctx) {
@@ -130,9 +134,9 @@ void register_binary_ops(LayerRegistry& r) {
       {"max", "elementwise maximum with broadcasting", 1, {1, 1}},
       {"min", "elementwise minimum with broadcasting", 1, {1, 1}},
       {"mod", "a mod b (no gradient)", 1, {0, 0}, false},
-      {"equal", "a == b (no gradient)", 1, {0, 0}, false},
-      {"less", "a < b (no gradient)", 1, {0, 0}, false},
-      {"greater", "a > b (no gradient)", 1, {0, 0}, false},
+      {"equal", "a == b (no gradient)", 1, {0, 0}, false, true},
+      {"less", "a < b (no gradient)", 1, {0, 0}, false, true},
+      {"greater", "a > b (no gradient)", 1, {0, 0}, false, true},
       {"and", "logical and (no gradient)", 1, {0, 0}, false},
       {"or", "logical or (no gradient)", 1, {0, 0}, false},
   };

@@ -6,7 +6,9 @@
 // FLOP convention, the one activation.cpp uses (sigmoid = exp + add + divide + negate = 4):
 // every arithmetic operation, comparison and elementary function (exp, log, sqrt, erf, sin)
 // counts 1. Derivatives count the operations of the closed form times the output gradient,
-// e.g. d sqrt = dy * 0.5 / y (2), d erf = dy * 2/sqrt(pi) * exp(-x^2) (4).
+// e.g. d sqrt = dy * 0.5 / y (2), d erf = dy * 2/sqrt(pi) * exp(-x^2) (4). A select counts
+// its comparison, as leaky_relu's: elu = compare, exp, subtract, multiply (4), its derivative
+// dy * (x > 0 ? 1 : y + alpha) (3).
 
 #include "graphs/ops/common.h"
 
@@ -21,6 +23,7 @@ struct UnaryOp {
   double backward_flops;  // per element; differentiable only
   bool differentiable = true;
   std::vector<ParamDecl> params = {};
+  bool boolean = false;  // a test (is_nan): the output is bool (1 byte), as ONNX defines it
 };
 
 LayerKind unary(UnaryOp u) {
@@ -31,7 +34,12 @@ LayerKind unary(UnaryOp u) {
       .op_class = OpClass::kElementwise,
       .params = std::move(u.params),
       .differentiable = u.differentiable,
-      .infer = same_as_input,
+      .infer =
+          [boolean = u.boolean](const Layer& layer, const std::vector<TensorInfo>& in) {
+            std::vector<TensorInfo> out = same_as_input(layer, in);
+            if (boolean) out.front().dtype = DType::kBool;
+            return out;
+          },
       .forward = [fwd](ForwardContext& ctx) { ctx.emit(elementwise_forward(ctx, "fwd", fwd)); },
       .backward =
           [bwd](BackwardContext& ctx) {
@@ -57,11 +65,11 @@ void register_unary_ops(LayerRegistry& r) {
       {"softsign", "x / (1 + |x|)", 3, 4},
       {"elu",
        "x > 0 ? x : alpha (exp(x) - 1)",
+       4,
        3,
-       2,
        true,
        {float_param("alpha", "negative-side scale", "1.0")}},
-      {"selu", "gamma (x > 0 ? x : alpha (exp(x) - 1))", 4, 3},
+      {"selu", "gamma (x > 0 ? x : alpha (exp(x) - 1))", 5, 3},
       {"hard_sigmoid",
        "max(0, min(1, alpha x + beta))",
        4,
@@ -92,7 +100,7 @@ void register_unary_ops(LayerRegistry& r) {
       {"round", "round to nearest even (no gradient)", 1, 0, false},
       {"sign", "-1, 0 or 1 (no gradient)", 1, 0, false},
       {"not", "logical not (no gradient)", 1, 0, false},
-      {"is_nan", "x != x (no gradient)", 1, 0, false},
+      {"is_nan", "x != x (no gradient)", 1, 0, false, {}, true},
   };
   for (const UnaryOp& u : table) r.add(unary(u));
 }
