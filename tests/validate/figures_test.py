@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""The validation figures README.md's "Current numbers" quotes are what `amdahl validate` prints.
+
+usage: figures_test.py AMDAHL SOURCE SHARED
+
+Each claim names a README row (by its start), the command docs/validation.md gives for it and
+the groups of validate's "|error| by group" table whose median / p90 the row quotes, in order.
+The whole outputs are pinned in docs/validation.md (tests/cli/doc_output_test.py); this test
+ties the summary table to them. A figure that moves fails here until the README row follows.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+H200_STEPS = "validate --measured ../shared/data/h200/networks/steps.csv --system h200"
+CPU_CASE = ("validate --measured validate/cases/cpu-this-machine-2026-11-30{}.csv "
+            "--system calibrate/examples/cpu-example.yaml")
+CPU_ROW = "| End-to-end validation, PyTorch 1.13"
+CLAIMS = [  # the CPU row quotes three sets in order: 10:40Z, 10:46Z, 10:44Z in one process
+    (CPU_ROW, CPU_CASE.format("T1040Z"), ["all"]),
+    (CPU_ROW, CPU_CASE.format("T1046Z"), ["all"]),
+    (CPU_ROW, CPU_CASE.format("T1044Z-shared"), ["all"]),
+    ("| validation on a GPU: 52 measured", H200_STEPS, ["all", "precision fp32", "precision bf16"]),
+    ("| H200 steps at batch <= 16", H200_STEPS, ["batch <= 16"]),
+]
+GROUP_ROW = re.compile(r"^(.*?)\s+(\d+)\s+(\d+\.\d%)\s+(\d+\.\d%)$")
+
+
+def groups(output):
+    """{group: "median / p90"} from validate's "|error| by group" table."""
+    table = output.split("|error| by group:")[1]
+    return {m.group(1): f"{m.group(3)} / {m.group(4)}"
+            for m in map(GROUP_ROW.match, table.splitlines()) if m}
+
+
+def main(amdahl, source, shared):
+    with open(os.path.join(source, "README.md")) as f:
+        readme = f.read().splitlines()
+    failures = 0
+    outputs = {}
+    for row_start, command, names in CLAIMS:
+        if command not in outputs:
+            args = command.replace("../shared", shared).split()
+            outputs[command] = subprocess.run([amdahl, *args], cwd=source, check=True, text=True,
+                                              stdout=subprocess.PIPE).stdout
+        rows = [line for line in readme if line.startswith(row_start)]
+        if len(rows) != 1:
+            print(f"README.md: {len(rows)} rows start with '{row_start}', expected 1")
+            failures += 1
+            continue
+        found = groups(outputs[command])
+        figures = [found[name] for name in names]
+        # The figures in order, each once: "a / b ... c / d".
+        if not re.search(".*".join(re.escape(f) for f in figures), rows[0]):
+            print(f"README.md: the row '{row_start}...' does not quote {', '.join(figures)} "
+                  f"({', '.join(names)}) in that order, which `amdahl {command}` prints:\n"
+                  f"  {rows[0]}")
+            failures += 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:]))
