@@ -13,8 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <limits>
-#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
