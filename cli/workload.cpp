@@ -180,18 +180,7 @@ graphs::LoweringOptions lowering_options(const WorkloadOptions& o, const hw::Sys
   lo.fused_optimizer = system.runtime.optimizer.impl != hw::OptimizerImpl::kLoop;
   lo.accumulation_steps = o.accumulate;
   lo.data_parallel.replicas = o.gpus;
-  switch (system.runtime.collectives.variable_update) {
-    case hw::VariableUpdate::kDdp:
-      lo.data_parallel.exchange = graphs::GradientExchange::kBucketedAllReduce;
-      break;
-    case hw::VariableUpdate::kReplicated:
-      lo.data_parallel.exchange = graphs::GradientExchange::kAllReduce;
-      break;
-    case hw::VariableUpdate::kParameterServerCpu:
-    case hw::VariableUpdate::kParameterServerGpu:
-      lo.data_parallel.exchange = graphs::GradientExchange::kParameterServer;
-      break;
-  }
+  lo.data_parallel.exchange = model::gradient_exchange(system.runtime.collectives.variable_update);
   lo.data_parallel.bucket_cap_bytes = system.runtime.collectives.bucket_cap_bytes;
   return lo;
 }

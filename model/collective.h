@@ -73,6 +73,8 @@ namespace amdahl::model {
 enum class Collective { kAllReduce, kReduceScatter, kAllGather, kBroadcast };
 // kParameterServer: TensorFlow's parameter server (ParameterServer), not an NCCL algorithm.
 enum class CollectiveAlgorithm { kRing, kTree, kParameterServer };
+inline constexpr int kCollectiveAlgorithmCount =
+    static_cast<int>(CollectiveAlgorithm::kParameterServer) + 1;
 
 std::string_view collective_name(Collective c);          // "all-reduce", ...
 std::string_view algorithm_name(CollectiveAlgorithm a);  // "ring", "tree", "parameter server"

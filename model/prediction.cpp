@@ -100,6 +100,29 @@ class CostMemo {
 
 }  // namespace
 
+graphs::GradientExchange gradient_exchange(hw::VariableUpdate update) {
+  switch (update) {
+    case hw::VariableUpdate::kDdp:
+      return graphs::GradientExchange::kBucketedAllReduce;
+    case hw::VariableUpdate::kReplicated:
+      return graphs::GradientExchange::kAllReduce;
+    case hw::VariableUpdate::kParameterServerCpu:
+    case hw::VariableUpdate::kParameterServerGpu:
+      return graphs::GradientExchange::kParameterServer;
+  }
+  throw InternalError("unknown variable update");
+}
+
+hw::VariableUpdate variable_update_of(graphs::GradientExchange exchange,
+                                      hw::VariableUpdate preferred) {
+  if (gradient_exchange(preferred) == exchange) return preferred;
+  for (std::size_t i = 0; i < hw::variable_update_names().size(); ++i) {
+    const auto update = static_cast<hw::VariableUpdate>(i);
+    if (gradient_exchange(update) == exchange) return update;
+  }
+  throw InternalError("no variable update lowers to this gradient exchange");
+}
+
 struct DataParallelGroup {
   hw::Topology topology;
   CollectiveGroup group;
@@ -109,22 +132,10 @@ struct DataParallelGroup {
       : topology(system),
         group(topology, hw::data_parallel_devices(system, net.replicas),
               system.runtime.collectives) {
-    switch (net.exchange) {
-      case graphs::GradientExchange::kBucketedAllReduce:
-        variable_update = hw::VariableUpdate::kDdp;
-        break;
-      case graphs::GradientExchange::kAllReduce:
-        variable_update = hw::VariableUpdate::kReplicated;
-        break;
-      case graphs::GradientExchange::kParameterServer: {
-        const bool on_gpus =
-            system.runtime.collectives.variable_update == hw::VariableUpdate::kParameterServerGpu;
-        variable_update = on_gpus ? hw::VariableUpdate::kParameterServerGpu
-                                  : hw::VariableUpdate::kParameterServerCpu;
-        parameter_server.emplace(topology, system, group.devices(), on_gpus);
-        break;
-      }
-    }
+    variable_update = variable_update_of(net.exchange, system.runtime.collectives.variable_update);
+    if (net.exchange == graphs::GradientExchange::kParameterServer)
+      parameter_server.emplace(topology, system, group.devices(),
+                               variable_update == hw::VariableUpdate::kParameterServerGpu);
   }
   // One exchange op's cost (graphs::kAllReduceKind or graphs::kParameterServerKind).
   CollectiveCost cost(const graphs::Operator& op) const {
@@ -222,6 +233,7 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
       if (!st.data_parallel)
         throw InternalError(fmt::format("op '{}': a collective in a step of one replica", op.name));
       const CollectiveCost c = st.data_parallel->cost(op);
+      ++st.exchanges_by_algorithm[static_cast<std::size_t>(c.algorithm)];
       OpCost& cost = in.costs[id];
       cost.time_s = c.time_s;
       cost.latency_s = c.steps * c.step_latency_s;
@@ -472,13 +484,14 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
     c.variable_update = st.data_parallel->variable_update;
     c.route = st.data_parallel->route();
     c.buckets = net.buckets.size();
-    std::map<std::string, int> algorithms;
     for (const graphs::GradientBucket& b : net.buckets) {
       c.bytes += b.bytes;
       c.busy_s += costs[b.op].time_s;
-      ++algorithms[std::string(
-          algorithm_name(st.data_parallel->cost(net.graph.op(b.op)).algorithm))];
     }
+    std::map<std::string, int> algorithms;  // by name
+    for (int a = 0; a < kCollectiveAlgorithmCount; ++a)
+      if (const int count = st.exchanges_by_algorithm[static_cast<std::size_t>(a)]; count > 0)
+        algorithms[std::string(algorithm_name(static_cast<CollectiveAlgorithm>(a)))] = count;
     for (const auto& [name, count] : algorithms)
       c.algorithms += fmt::format("{}{} ({})", c.algorithms.empty() ? "" : ", ", name, count);
     c.exposed_s = cls[static_cast<int>(graphs::OpClass::kCommunication)];

@@ -15,6 +15,7 @@
 
 #include "graphs/lower.h"
 #include "hw/system.h"
+#include "model/collective.h"
 #include "model/op_cost.h"
 #include "model/placement.h"
 #include "model/schedule.h"
@@ -38,6 +39,15 @@ struct PredictOptions {
 // numbers no study means, and is an error naming the op instead of a number.
 inline constexpr double kMaxStepSeconds = 1e9;
 
+// How a framework's variable update exchanges gradients, as the step is lowered: DDP's
+// buckets, one all-reduce per gradient (replicated) or a parameter server (on the CPU or GPUs).
+// The one mapping between hw::VariableUpdate and graphs::GradientExchange.
+graphs::GradientExchange gradient_exchange(hw::VariableUpdate update);
+// The variable update a step lowered with `exchange` runs: `preferred` (the system's) when it
+// lowers to that exchange, else the first in hw::variable_update_names() order that does.
+hw::VariableUpdate variable_update_of(graphs::GradientExchange exchange,
+                                      hw::VariableUpdate preferred);
+
 // The devices a data-parallel step runs on and how their collectives go (model/collective.h).
 struct DataParallelGroup;
 
@@ -49,6 +59,8 @@ struct CostedStep {
   ScheduleInput input;                   // costs and resources per op
   std::vector<std::string> assumptions;  // every default the costs relied on, sorted
   std::shared_ptr<const DataParallelGroup> data_parallel;  // when net->replicas > 1
+  // The step's exchanges per collective algorithm, as costed (data parallel only).
+  std::array<int, kCollectiveAlgorithmCount> exchanges_by_algorithm{};
 };
 
 // A data-parallel step's communication (graphs::DataParallel): its gradient buckets'

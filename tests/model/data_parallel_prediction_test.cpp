@@ -2,7 +2,11 @@
 // collective's all-reduce over the job's devices, throughput over every device, and the
 // all-reduce hidden behind the backward pass except for what the critical path shows.
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
+#include <map>
+#include <string>
 
 #include "graphs/lower.h"
 #include "graphs/zoo.h"
@@ -48,10 +52,17 @@ TEST_CASE("data-parallel prediction: buckets cost the collective's all-reduce",
     const Prediction p = run(net, s, 32);
     const CollectiveGroup g(t, hw::data_parallel_devices(s, gpus), s.runtime.collectives);
     double busy = 0, bytes = 0;
+    std::map<std::string, int> algorithms;  // each bucket's, counted by name
     for (const auto& b : net.buckets) {
-      busy += g.cost(Collective::kAllReduce, b.bytes).time_s;
+      const CollectiveCost c = g.cost(Collective::kAllReduce, b.bytes);
+      busy += c.time_s;
       bytes += b.bytes;
+      ++algorithms[std::string(algorithm_name(c.algorithm))];
     }
+    std::string listed;  // "ring (12), tree (1)"
+    for (const auto& [name, count] : algorithms)
+      listed += fmt::format("{}{} ({})", listed.empty() ? "" : ", ", name, count);
+    CHECK(p.communication.algorithms == listed);
     CHECK(p.gpus == gpus);
     CHECK(p.communication.devices == hw::data_parallel_devices(s, gpus));
     CHECK(p.communication.buckets == net.buckets.size());
@@ -104,6 +115,32 @@ TEST_CASE("data-parallel prediction: TensorFlow's variable updates cost one exch
     CHECK(p.communication.exposed_s <= p.communication.busy_s * (1 + kRel));
     CHECK_THAT(p.communication.route, Contains(on_gpus ? "on the GPUs" : "on cpu0"));
   }
+}
+
+TEST_CASE("data-parallel prediction: each variable update lowers to its exchange and back",
+          "[model][data_parallel]") {
+  using graphs::GradientExchange;
+  using hw::VariableUpdate;
+  CHECK(gradient_exchange(VariableUpdate::kDdp) == GradientExchange::kBucketedAllReduce);
+  CHECK(gradient_exchange(VariableUpdate::kReplicated) == GradientExchange::kAllReduce);
+  CHECK(gradient_exchange(VariableUpdate::kParameterServerCpu) ==
+        GradientExchange::kParameterServer);
+  CHECK(gradient_exchange(VariableUpdate::kParameterServerGpu) ==
+        GradientExchange::kParameterServer);
+  // A step lowered on the system it runs on keeps the system's update.
+  for (std::size_t i = 0; i < hw::variable_update_names().size(); ++i) {
+    const auto update = static_cast<VariableUpdate>(i);
+    INFO(hw::variable_update_name(update));
+    CHECK(variable_update_of(gradient_exchange(update), update) == update);
+  }
+  // A step lowered for another system's update runs that exchange, as the first update in
+  // hw::variable_update_names() that lowers to it: a parameter server on the CPU, buckets as DDP.
+  CHECK(variable_update_of(GradientExchange::kParameterServer, VariableUpdate::kDdp) ==
+        VariableUpdate::kParameterServerCpu);
+  CHECK(variable_update_of(GradientExchange::kBucketedAllReduce, VariableUpdate::kReplicated) ==
+        VariableUpdate::kDdp);
+  CHECK(variable_update_of(GradientExchange::kAllReduce, VariableUpdate::kParameterServerGpu) ==
+        VariableUpdate::kReplicated);
 }
 
 TEST_CASE("data-parallel prediction: never faster per step than one GPU, hidden unless exposed",
