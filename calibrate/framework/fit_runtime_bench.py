@@ -66,8 +66,8 @@ import statistics
 import sys
 
 from atomic_write import write_atomically
+from fit_common import REPO_ROOT, InputError, fit_line, fmt
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLUMNS = ["bench", "shape", "time_s", "reps"]
 
 # amdahl op class -> runtime_bench families, in fit_h200_runtime.py's order
@@ -86,14 +86,6 @@ NO_GRAD_CLASSES = ("data_movement",)  # host from `call`: the bench has no call_
 IMPLS = ("loop", "foreach", "fused")
 
 
-class InputError(Exception):
-    pass
-
-
-def fmt(x):
-    return f"{x:.4g}"
-
-
 def us(seconds):
     return seconds * 1e6
 
@@ -105,16 +97,6 @@ def quote(text):
 def scalar(text):
     """`text` as a YAML scalar: plain when it is a simple name, quoted otherwise."""
     return text if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._+-]*", text) else quote(text)
-
-
-def fit_line(xs, ys):
-    n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in xs)
-    if sxx == 0:
-        return None
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
-    return my - slope * mx, slope
 
 
 class Bench:
