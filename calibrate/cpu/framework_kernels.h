@@ -9,7 +9,7 @@
 // for example, runs fp32 matmuls through the generic BLAS it was linked with (about 3 GFLOP/s
 // on this machine, where oneDNN's sgemm reaches 200) on one thread, and 1x1 convolutions
 // below batch 16 through its own im2col + BLAS path. Each row is still one operator on fixed
-// inputs, never a network, so it is calibration data (docs/calibration.md).
+// inputs, never a network, so it is calibration data (docs/calibration-cpu.md).
 //
 // The rows carry `framework=<name version>` in their shape; a class that has such rows is
 // fitted from them alone (prefer_framework_rows in calibration.h).

@@ -88,10 +88,11 @@ TEST_CASE("allreduce fit: DeepBench's P100 PCIe runs, held out", "[calibrate][al
   CHECK(default_step == Approx(p100.step_latency_s).margin(0.05e-6));
 }
 
-TEST_CASE("allreduce fit: every dataset's figures are the ones docs/calibration.md quotes",
-          "[calibrate][allreduce]") {
-  // docs/calibration.md "Collectives: DeepBench all-reduce": held-out median and 90th
-  // percentile of |error| (printed to 0.1%), step latency (0.1 us) and hop bandwidth (0.01 GB/s).
+TEST_CASE(
+    "allreduce fit: every dataset's figures are the ones docs/calibration-collectives.md quotes",
+    "[calibrate][allreduce]") {
+  // docs/calibration-collectives.md: held-out median and 90th percentile of |error| (printed to
+  // 0.1%), step latency (0.1 us) and hop bandwidth (0.01 GB/s).
   // A change in a fit changes the table in the same commit.
   struct Quoted {
     const char* dataset;

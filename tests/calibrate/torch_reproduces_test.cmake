@@ -1,7 +1,7 @@
 # The shipped H200 device and PCIe 5 link files are what `amdahl calibrate torch` writes from
 # shared/data/h200, byte for byte (run by ctest as cli.calibrate_reproduces.h200). A model change
 # that moves the fit fails here until the files are refitted with the command in
-# docs/calibration.md.
+# docs/calibration-h200.md.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(device ${SOURCE}/hw/catalog/devices/h200-sxm.yaml)
