@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "graphs/onnx/import_context.h"
+#include "graphs/ops/broadcast.h"
 
 namespace amdahl::graphs::onnx {
 namespace {
@@ -29,19 +30,12 @@ void fold(ImportContext& ctx, const ::onnx::NodeProto& node, const Fn& f,
     shapes.push_back(args.back()->info.shape);
   }
   if (args.empty()) ctx.fail(node, "has no inputs");
-  std::size_t rank = 0;
-  for (const Shape& s : shapes) rank = std::max(rank, s.size());
-  Shape out(rank, 1);
-  for (const Shape& s : shapes)
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      std::int64_t& o = out[rank - s.size() + i];
-      if (s[i] != 1) {
-        if (o != 1 && o != s[i])
-          ctx.fail(node, fmt::format("constant operands {} and {} do not broadcast",
-                                     shape_str(shapes.front()), shape_str(s)));
-        o = s[i];
-      }
-    }
+  std::size_t conflict = 0;
+  const std::optional<Shape> broadcast_shape = ops::broadcast(shapes, &conflict);
+  if (!broadcast_shape)
+    ctx.fail(node, fmt::format("constant operands {} and {} do not broadcast",
+                               shape_str(shapes.front()), shape_str(shapes[conflict])));
+  const Shape& out = *broadcast_shape;
   Value v;
   v.info = TensorInfo{out, dtype.value_or(args.back()->info.dtype)};
   for (const Value* a : args) v.trainable = v.trainable || a->trainable;

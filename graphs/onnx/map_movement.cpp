@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "graphs/onnx/import_context.h"
+#include "graphs/ops/broadcast.h"
 
 namespace amdahl::graphs::onnx {
 namespace {
@@ -377,17 +378,14 @@ void split(ImportContext& ctx, const Node& node) {
 void expand(ImportContext& ctx, const Node& node) {
   const Value& x = ctx.input(node, 0);
   const IntList shape = ctx.ints(node, 1, "shape");
-  const std::size_t rank = std::max(shape.size(), x.info.shape.size());
-  Shape out(rank, 1);
-  for (std::size_t i = 0; i < rank; ++i) {
-    const std::int64_t a =
-        i + x.info.shape.size() >= rank ? x.info.shape[i + x.info.shape.size() - rank] : 1;
-    const std::int64_t b = i + shape.size() >= rank ? shape[i + shape.size() - rank] : 1;
-    if (b < 0 || (a != b && a != 1 && b != 1))
-      ctx.fail(node, fmt::format("the input {} does not broadcast to shape {}",
-                                 shape_str(x.info.shape), shape_str(shape)));
-    out[i] = a == 1 ? b : a;
-  }
+  const std::optional<Shape> broadcast_shape =
+      std::ranges::any_of(shape, [](std::int64_t d) { return d < 0; })
+          ? std::nullopt
+          : ops::broadcast({x.info.shape, shape});
+  if (!broadcast_shape)
+    ctx.fail(node, fmt::format("the input {} does not broadcast to shape {}",
+                               shape_str(x.info.shape), shape_str(shape)));
+  const Shape& out = *broadcast_shape;
   ctx.count(node, out);
   if (x.is_constant() && x.data) {
     Value v;

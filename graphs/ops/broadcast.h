@@ -4,31 +4,46 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "graphs/ops/common.h"
 
 namespace amdahl::graphs::ops {
 
-// The broadcast shape of `shapes`. Throws UserError located at `layer` when two dims differ
-// and neither is 1.
-inline Shape broadcast_shapes(const Layer& layer, const std::vector<Shape>& shapes) {
+// The broadcast shape of `shapes`, or nullopt when two dims differ and neither is 1; then
+// `conflict`, when given, is the index of the first shape that does not broadcast with those
+// before it. The one statement of the rule: layers, ONNX folding and Expand use it.
+inline std::optional<Shape> broadcast(const std::vector<Shape>& shapes,
+                                      std::size_t* conflict = nullptr) {
   std::size_t rank = 0;
   for (const Shape& s : shapes) rank = std::max(rank, s.size());
   Shape out(rank, 1);
-  for (const Shape& s : shapes)
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    const Shape& s = shapes[k];
     for (std::size_t i = 0; i < s.size(); ++i) {
       std::int64_t& o = out[rank - s.size() + i];
       const std::int64_t v = s[i];
       if (v == o || v == 1) continue;
-      check(o == 1, layer, [&] {
-        return fmt::format("shapes do not broadcast: {}", [&] {
-          std::string all;
-          for (const Shape& t : shapes) all += (all.empty() ? "" : " and ") + shape_str(t);
-          return all;
-        }());
-      });
+      if (o != 1) {
+        if (conflict) *conflict = k;
+        return std::nullopt;
+      }
       o = v;
     }
+  }
   return out;
+}
+
+// The broadcast shape of `shapes`. Throws UserError located at `layer` when two dims differ
+// and neither is 1.
+inline Shape broadcast_shapes(const Layer& layer, const std::vector<Shape>& shapes) {
+  std::optional<Shape> out = broadcast(shapes);
+  check(out.has_value(), layer, [&] {
+    std::string all;
+    for (const Shape& t : shapes) all += (all.empty() ? "" : " and ") + shape_str(t);
+    return fmt::format("shapes do not broadcast: {}", all);
+  });
+  return std::move(*out);
 }
 
 // Input dims an axis list refers to, with negative axes counted from the end (ONNX).
