@@ -76,42 +76,50 @@ Operator shaped_op(std::vector<Operator>* spare, const std::vector<TensorInfo>& 
     op.output_shape.assign(output.front().shape.begin(), output.front().shape.end());
   return op;
 }
+
+struct OpKind {
+  OpClass op_class;
+  Phase phase;
+  Precision precision;
+  DType dtype;
+};
+struct OpWork {
+  double flops, bytes_read, bytes_written;
+};
+// An op of `layer`: shaped as shaped_op, named "<layer>.<suffix>" when `suffix` is given (a
+// re-evaluated sweep point skips names), with its class, phase, precision and work.
+Operator layer_op(std::vector<Operator>* spare, const std::vector<TensorInfo>& inputs,
+                  const std::vector<TensorInfo>& output, const Layer& layer,
+                  const std::string* suffix, const OpKind& k, const OpWork& w) {
+  Operator op = shaped_op(spare, inputs, output);
+  if (suffix) {
+    op.name = layer.name + "." + *suffix;
+    op.layer = layer.name;
+    op.kind = layer.kind;
+  }
+  op.op_class = k.op_class;
+  op.phase = k.phase;
+  op.precision = k.precision;
+  op.dtype = k.dtype;
+  op.flops = w.flops;
+  op.bytes_read = w.bytes_read;
+  op.bytes_written = w.bytes_written;
+  return op;
+}
 }  // namespace
 
 Operator ForwardContext::make(const std::string& suffix, OpClass op_class, double flops,
                               double bytes_read, double bytes_written) const {
-  Operator op = shaped_op(spare_, inputs, outputs);
-  if (named_) {
-    op.name = layer.name + "." + suffix;
-    op.layer = layer.name;
-    op.kind = layer.kind;
-  }
-  op.op_class = op_class;
-  op.phase = Phase::kForward;
-  op.precision = precision;
-  op.dtype = storage_of(outputs);
-  op.flops = flops;
-  op.bytes_read = bytes_read;
-  op.bytes_written = bytes_written;
-  return op;
+  return layer_op(spare_, inputs, outputs, layer, named_ ? &suffix : nullptr,
+                  {op_class, Phase::kForward, precision, storage_of(outputs)},
+                  {flops, bytes_read, bytes_written});
 }
 
 Operator BackwardContext::make(const std::string& suffix, OpClass op_class, Phase phase,
                                double flops, double bytes_read, double bytes_written) const {
-  Operator op = shaped_op(spare_, outputs, inputs);
-  if (named_) {
-    op.name = layer.name + "." + suffix;
-    op.layer = layer.name;
-    op.kind = layer.kind;
-  }
-  op.op_class = op_class;
-  op.phase = phase;
-  op.precision = precision;
-  op.dtype = storage_of(outputs);
-  op.flops = flops;
-  op.bytes_read = bytes_read;
-  op.bytes_written = bytes_written;
-  return op;
+  return layer_op(spare_, outputs, inputs, layer, named_ ? &suffix : nullptr,
+                  {op_class, phase, precision, storage_of(outputs)},
+                  {flops, bytes_read, bytes_written});
 }
 
 }  // namespace amdahl::graphs
