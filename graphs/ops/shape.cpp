@@ -97,6 +97,14 @@ void move_forward(ForwardContext& ctx) {
   ctx.emit(ctx.make("fwd", OpClass::kDataMovement, 0, read, ctx.out().bytes()));
 }
 
+// The gradient of a one-input copy: dy copied back into dx's layout.
+void move_backward(BackwardContext& ctx) {
+  if (ctx.needs_input_grad(0))
+    ctx.emit(ctx.make("bwd", OpClass::kDataMovement, Phase::kBackwardData, 0, ctx.out().bytes(),
+                      ctx.in().bytes()),
+             0);
+}
+
 }  // namespace
 
 void register_shape_ops(LayerRegistry& r) {
@@ -146,13 +154,7 @@ void register_shape_ops(LayerRegistry& r) {
       .params = {ints_param("perm", "permutation of the input dims")},
       .infer = transpose_infer,
       .forward = move_forward,
-      .backward =
-          [](BackwardContext& ctx) {
-            if (ctx.needs_input_grad(0))
-              ctx.emit(ctx.make("bwd", OpClass::kDataMovement, Phase::kBackwardData, 0,
-                                ctx.out().bytes(), ctx.in().bytes()),
-                       0);
-          },
+      .backward = move_backward,
   });
   r.add(LayerKind{
       .name = "concat",
@@ -186,13 +188,7 @@ void register_shape_ops(LayerRegistry& r) {
                 TensorInfo{in.front().shape, *parse_dtype(layer.get_string("to"))}};
           },
       .forward = move_forward,
-      .backward =
-          [](BackwardContext& ctx) {
-            if (ctx.needs_input_grad(0))
-              ctx.emit(ctx.make("bwd", OpClass::kDataMovement, Phase::kBackwardData, 0,
-                                ctx.out().bytes(), ctx.in().bytes()),
-                       0);
-          },
+      .backward = move_backward,
   });
 }
 
