@@ -142,6 +142,7 @@ void OutputDir::commit() {
 
 void add_prediction_files(OutputDir& out, const WorkloadOptions& o, const Workload& w,
                           const model::Prediction& p) {
+  if (!out) return;  // no -o: nothing to build
   out.add("prediction.json", prediction_json(p).dump(1) + "\n");
   out.add("timeline.json", timeline_json(p, w.lowered.graph).dump(1) + "\n");
   nlohmann::json config;
