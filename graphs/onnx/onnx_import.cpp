@@ -1,9 +1,11 @@
 #include "graphs/onnx/onnx_import.h"
 
 #include <fmt/format.h>
+#include <onnx/defs/schema.h>
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "graphs/onnx/import_context.h"
 #include "graphs/onnx/tensor_data.h"
@@ -28,6 +30,29 @@ namespace fs = std::filesystem;
         "an opset; is it truncated?)",
         path));
   return model;
+}
+
+// The node's input and output counts against the ONNX specification's schema of its op at
+// the model's opset (onnx::OpSchemaRegistry; optional inputs left out by an empty name still
+// count), so that no rule reads an input or output the node does not have. An op the
+// registry does not know is left to the rule table's "unsupported op" error.
+void check_arity(const ImportContext& ctx, const ::onnx::NodeProto& node) {
+  const ::onnx::OpSchema* schema =
+      ::onnx::OpSchemaRegistry::Schema(node.op_type(), ctx.opset(), "");
+  if (!schema) return;
+  const auto count = [](int min, int max) {
+    if (min == max) return fmt::format("{}", min);
+    if (max == std::numeric_limits<int>::max()) return fmt::format("at least {}", min);
+    return fmt::format("{} to {}", min, max);
+  };
+  if (node.input_size() < schema->min_input() || node.input_size() > schema->max_input())
+    ctx.fail(node,
+             fmt::format("has {} inputs; {} (opset {}) takes {}", node.input_size(), node.op_type(),
+                         ctx.opset(), count(schema->min_input(), schema->max_input())));
+  if (node.output_size() < schema->min_output() || node.output_size() > schema->max_output())
+    ctx.fail(node, fmt::format("has {} outputs; {} (opset {}) gives {}", node.output_size(),
+                               node.op_type(), ctx.opset(),
+                               count(schema->min_output(), schema->max_output())));
 }
 
 int default_opset(const std::string& path, const ::onnx::ModelProto& model) {
@@ -298,6 +323,7 @@ BoundNetwork import_onnx(const std::string& path, const Bindings& sizes) {
     if (it == rules.end())
       ctx.fail(node, fmt::format("unsupported op '{}'; supported ops: {}", node.op_type(),
                                  supported_list()));
+    check_arity(ctx, node);
     it->second(ctx, node);
   }
 

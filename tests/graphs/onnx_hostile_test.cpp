@@ -418,6 +418,29 @@ TEST_CASE("weights whose shape does not fit their input are errors naming both",
        },
        "node 'fc' (Gemm): B [10, 32] does not fit A [2, 64]: the inner dims differ: A gives K = "
        "64, B^T K = 32"},
+      // Input and output counts come from the ONNX schema of the op at the model's opset
+      // (a binary op with one input once read past its operands when folding constants).
+      {"Sub of known constants with one input",
+       [](ModelBuilder& m) {
+         m.initializer("a", {3});
+         m.node("Sub", {"a"}, {"y"}, "sub");
+         m.output("y");
+       },
+       "node 'sub' (Sub): has 1 inputs; Sub (opset 14) takes 2"},
+      {"Add with three inputs",
+       [](ModelBuilder& m) {
+         m.input("x", {"2", "3"});
+         m.node("Add", {"x", "x", "x"}, {"y"}, "add");
+         m.output("y");
+       },
+       "node 'add' (Add): has 3 inputs; Add (opset 14) takes 2"},
+      {"Dropout with four outputs",
+       [](ModelBuilder& m) {
+         m.input("x", {"2", "3"});
+         m.node("Dropout", {"x"}, {"y", "mask", "extra", "more"}, "drop");
+         m.output("y");
+       },
+       "node 'drop' (Dropout): has 4 outputs; Dropout (opset 14) gives 1 to 2"},
       {"Gemm C that does not broadcast to [M, N]",
        [](ModelBuilder& m) {
          m.input("x", {"2", "64"});
