@@ -102,7 +102,9 @@ std::vector<Sample> to_samples(const std::vector<Measurement>& rows,
     s.op = std::move(measured.op);
     for (auto& step : measured.steps) s.parts.push_back({std::move(step.op), step.count});
     s.time_s = m.time_s;
-    s.threads = m.shape.count("threads") ? static_cast<int>(m.shape_number("threads")) : 0;
+    s.threads = m.shape.count("threads")
+                    ? static_cast<int>(m.shape_whole("threads", 0, std::numeric_limits<int>::max()))
+                    : 0;
     s.call = overheads.of(m);
     s.label = m.bench + " " + format_shape(m.shape);
     out.push_back(std::move(s));

@@ -4,6 +4,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "calibrate/holdout.h"
@@ -99,7 +100,8 @@ LaunchTimes launch_times(const MeasurementSet& set) {
     if (m.bench == "launch" && mode->second == "async") t.async_s = m.time_s;
     if (m.bench == "launch" && mode->second == "sync") t.sync_s = m.time_s;
     if (m.bench == "graph_launch" && mode->second == "async" && m.shape.count("kernels")) {
-      const int kernels = static_cast<int>(m.shape_number("kernels"));
+      const auto kernels =
+          static_cast<int>(m.shape_whole("kernels", 0, std::numeric_limits<int>::max()));
       if (kernels > t.graph_kernels) {
         t.graph_kernels = kernels;
         t.graph_kernel_s = m.time_s;

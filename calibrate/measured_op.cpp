@@ -16,9 +16,7 @@
 namespace amdahl::calibrate {
 namespace {
 
-std::int64_t integer(const Measurement& m, const std::string& key) {
-  return static_cast<std::int64_t>(m.shape_number(key));
-}
+std::int64_t integer(const Measurement& m, const std::string& key) { return m.shape_whole(key); }
 
 std::int64_t integer_or(const Measurement& m, const std::string& key, std::int64_t fallback) {
   return m.shape.count(key) ? integer(m, key) : fallback;

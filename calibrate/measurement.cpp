@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "util/csv_table.h"
 #include "util/error.h"
 #include "util/input_file.h"
 #include "util/op_class.h"
@@ -43,6 +44,17 @@ double Measurement::shape_number(const std::string& key) const {
     throw UserError(
         fmt::format("measurement {} {} has no '{}' in its shape", bench, format_shape(shape), key));
   return number(it->second, bench, key);
+}
+
+std::int64_t Measurement::shape_whole(const std::string& key, std::int64_t min,
+                                      std::int64_t max) const {
+  const auto it = shape.find(key);
+  if (it == shape.end())
+    throw UserError(
+        fmt::format("measurement {} {} has no '{}' in its shape", bench, format_shape(shape), key));
+  if (const auto v = parse_whole(it->second, min, max)) return *v;
+  throw UserError(fmt::format("measurement {} {}: {}: {} (got '{}')", bench, format_shape(shape),
+                              key, whole_number_rule(min, max), excerpt(it->second)));
 }
 
 std::string format_shape(const std::map<std::string, std::string>& shape) {
@@ -138,11 +150,14 @@ MeasurementSet read_measurements(const std::string& path) {
     m.flops = number(cell(4), where, "flops");
     m.bytes = number(cell(5), where, "bytes");
     m.time_s = number(cell(6), where, "time_s");
-    m.reps = static_cast<int>(number(cell(7), where, "reps"));
+    const auto reps = parse_whole(cell(7), 1, std::numeric_limits<int>::max());
+    if (!reps)
+      throw UserError(fmt::format("{}: column reps: {} (got '{}')", where,
+                                  whole_number_rule(1, std::numeric_limits<int>::max()),
+                                  excerpt(cell(7))));
+    m.reps = static_cast<int>(*reps);
     if (m.time_s <= 0)
       throw UserError(fmt::format("{}: time_s must be positive (got {})", where, cell(6)));
-    if (m.reps < 1)
-      throw UserError(fmt::format("{}: reps must be at least 1 (got {})", where, cell(7)));
     if (m.flops < 0 || m.bytes < 0)
       throw UserError(fmt::format("{}: flops and bytes must not be negative", where));
     set.rows.push_back(std::move(m));

@@ -2,6 +2,8 @@
 // Kernel measurements in the shared CSV format (calibrate/measurement_format.md), written
 // by the CPU and CUDA microbenchmarks and read by the fitters.
 
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,6 +22,10 @@ struct Measurement {
 
   // shape value as a number; throws UserError naming the row when absent or not numeric.
   double shape_number(const std::string& key) const;
+  // shape value as a whole number in [min, max] (a dim, a count); throws UserError naming the
+  // row when absent or not such a number.
+  std::int64_t shape_whole(const std::string& key, std::int64_t min = 0,
+                           std::int64_t max = std::numeric_limits<std::int64_t>::max()) const;
 };
 
 struct MeasurementSet {

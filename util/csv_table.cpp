@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -11,6 +12,19 @@
 #include "util/suggest.h"
 
 namespace amdahl {
+
+std::optional<std::int64_t> parse_whole(std::string_view text, std::int64_t min, std::int64_t max) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
+    return std::nullopt;
+  return v;
+}
+
+std::string whole_number_rule(std::int64_t min, std::int64_t max) {
+  return fmt::format("expected a whole number from {} to {}", min, max);
+}
 
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> cells(1);
@@ -91,6 +105,14 @@ double CsvTable::number(std::size_t row, std::size_t column) const {
     throw UserError(fmt::format("{}: column {}: expected a number (got '{}')", where(row),
                                 header_.at(column), text));
   return v;
+}
+
+std::int64_t CsvTable::whole_number(std::size_t row, std::size_t column, std::int64_t min,
+                                    std::int64_t max) const {
+  const std::string& text = cell(row, column);
+  if (const auto v = parse_whole(text, min, max)) return *v;
+  throw UserError(fmt::format("{}: column {}: {} (got '{}')", where(row), header_.at(column),
+                              whole_number_rule(min, max), excerpt(text)));
 }
 
 double CsvTable::positive_number(std::size_t row, std::size_t column) const {

@@ -3,8 +3,11 @@
 // whole: published data files (DeepBench), measured runs and profiles (validate/). Cells are
 // looked up by column name.
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace amdahl {
@@ -28,6 +31,10 @@ class CsvTable {
   // The cell as a finite number > 0; UserError "file:line: column C: expected a positive number
   // (got 'x')".
   double positive_number(std::size_t row, std::size_t column) const;
+  // The cell as a whole number in [min, max] (parse_whole); UserError "file:line: column C:
+  // expected a whole number from MIN to MAX (got 'x')".
+  std::int64_t whole_number(std::size_t row, std::size_t column, std::int64_t min,
+                            std::int64_t max) const;
 
  private:
   std::string path_;
@@ -35,6 +42,13 @@ class CsvTable {
   std::vector<std::vector<std::string>> rows_;
   std::vector<int> lines_;
 };
+
+// `text` as a whole number in [min, max], written in decimal digits with an optional sign (no
+// fraction, no exponent); nullopt otherwise. Counts, sizes and dims read from measurement files
+// go through it, never through a cast of a double (which is undefined out of range).
+std::optional<std::int64_t> parse_whole(std::string_view text, std::int64_t min, std::int64_t max);
+// "expected a whole number from MIN to MAX", for the errors of parse_whole's callers.
+std::string whole_number_rule(std::int64_t min, std::int64_t max);
 
 // Splits one CSV line honouring double quotes ("" inside quotes is a quote).
 std::vector<std::string> split_csv_line(const std::string& line);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "util/csv_table.h"
 #include "util/error.h"
@@ -116,11 +117,8 @@ std::vector<ProfiledConfig> read_kernel_profile(const std::string& path) {
                     steps = t.column("steps");
   std::vector<ProfiledConfig> configs;
   for (std::size_t row = 0; row < t.size(); ++row) {
-    const auto b = static_cast<std::int64_t>(t.number(row, batch));
-    const auto s = static_cast<int>(t.number(row, steps));
-    if (s <= 0 || b <= 0)
-      throw UserError(fmt::format("{}: columns batch and steps: must be positive (got {}, {})",
-                                  t.where(row), t.cell(row, batch), t.cell(row, steps)));
+    const std::int64_t b = t.whole_number(row, batch, 1, std::numeric_limits<std::int64_t>::max());
+    const auto s = static_cast<int>(t.whole_number(row, steps, 1, std::numeric_limits<int>::max()));
     auto it = std::find_if(configs.begin(), configs.end(), [&](const ProfiledConfig& c) {
       return c.model == t.cell(row, model) && c.batch == b && c.precision == t.cell(row, precision);
     });

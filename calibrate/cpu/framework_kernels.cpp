@@ -53,7 +53,7 @@ bool activation_bench(Measurement& m) {
   for (const auto& b : kLayerBenches)
     if (m.bench == b.bench) found = &b;
   if (!found) return false;
-  const auto e = [&](const char* key) { return static_cast<std::int64_t>(m.shape_number(key)); };
+  const auto e = [&](const char* key) { return m.shape_whole(key); };
   std::map<std::string, std::vector<std::int64_t>> params;
   if (std::string(found->kind) == "maxpool2d")
     params = {{"kernel", {e("r"), e("s")}}, {"stride", {e("stride")}}, {"padding", {e("pad")}}};

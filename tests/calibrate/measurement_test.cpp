@@ -45,3 +45,28 @@ TEST_CASE("measurement CSV: missing columns and non-positive times are errors", 
                                    "gemm,gemm,fp32,m=1,2,3,0,1\n")),
       Catch::Contains("m2.csv:2: time_s must be positive"));
 }
+
+TEST_CASE("measurement CSV: counts and dims are whole numbers in range, never a cast double",
+          "[calibrate]") {
+  const std::string header = "bench,op_class,precision,shape,flops,bytes,time_s,reps\n";
+  // 2.9e11 repetitions does not fit an int (the fuzzer's csv_readers regression); 2.5 is no
+  // count; 0 is below 1.
+  for (const char* reps : {"2.9e11", "290000000000", "2.5", "0", "-3", "1e3"}) {
+    INFO(reps);
+    CHECK_THROWS_WITH(
+        read_measurements(write_temp("m3.csv", header + "gemm,gemm,fp32,m=1,2,3,1e-6," + reps)),
+        Catch::Contains("m3.csv:2: column reps: expected a whole number from 1 to 2147483647"));
+  }
+  const MeasurementSet ok =
+      read_measurements(write_temp("m4.csv", header + "gemm,gemm,fp32,m=1024;n=1e40;k=-2;t=+7,"
+                                                      "2,3,1e-6,5\n"));
+  REQUIRE(ok.rows.size() == 1);
+  CHECK(ok.rows[0].reps == 5);
+  CHECK(ok.rows[0].shape_whole("m") == 1024);
+  CHECK(ok.rows[0].shape_whole("t") == 7);
+  CHECK_THROWS_WITH(ok.rows[0].shape_whole("n"),
+                    Catch::Contains("n: expected a whole number from 0 to 9223372036854775807 "
+                                    "(got '1e40')"));
+  CHECK_THROWS_WITH(ok.rows[0].shape_whole("k"), Catch::Contains("(got '-2')"));
+  CHECK_THROWS_WITH(ok.rows[0].shape_whole("q"), Catch::Contains("has no 'q' in its shape"));
+}

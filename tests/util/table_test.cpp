@@ -1,9 +1,13 @@
-// util::Table's renderings: aligned text, CSV and Markdown of the same rows.
+// util::Table's renderings: aligned text, CSV and Markdown of the same rows; parse_whole, the
+// whole-number parser of the CSV readers (util/csv_table.h).
 
 #include "util/table.h"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <sstream>
+
+#include "util/csv_table.h"
 
 using amdahl::Table;
 
@@ -17,4 +21,18 @@ TEST_CASE("table: Markdown rows with a '|' in a cell escaped, and CSV quoting co
   t.print_csv(csv);
   CHECK(md.str() == "| name | value |\n| --- | --- |\n| a\\|b | 1.5 |\n| c,d | 2 |\n");
   CHECK(csv.str() == "name,value\na|b,1.5\n\"c,d\",2\n");
+}
+
+TEST_CASE("parse_whole: decimal digits in range only", "[util][csv]") {
+  using amdahl::parse_whole;
+  CHECK(parse_whole("42", 0, 100) == 42);
+  CHECK(parse_whole("+42", 0, 100) == 42);
+  CHECK(parse_whole("-5", -10, 10) == -5);
+  CHECK(parse_whole("9223372036854775807", 0, INT64_MAX) == INT64_MAX);
+  for (const char* bad :
+       {"", "+", "4.0", "1e3", " 4", "4 ", "0x10", "101", "-1", "9223372036854775808", "nan"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_whole(bad, 0, 100));
+  }
+  CHECK(amdahl::whole_number_rule(1, 7) == "expected a whole number from 1 to 7");
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 using namespace amdahl;
 using namespace amdahl::validate;
@@ -90,4 +91,19 @@ TEST_CASE("profile device time per step: kernel rows only, divided by steps", "[
                          "deepq,256,fp32,aten::mm,6,300.0,50.0,3\n";
   CHECK_THROWS_WITH(read_kernel_profile(path),
                     Catch::Contains("amdahl_kernel_profile.csv:3: column steps"));
+  // Batch and steps are whole numbers from 1: a fraction, an exponent or a step count beyond
+  // an int is an error, never a cast.
+  for (const auto& [batch, steps, column] : {std::tuple{"2.5", "2", "batch"},
+                                             {"1e3", "2", "batch"},
+                                             {"0", "2", "batch"},
+                                             {"256", "2.9e11", "steps"},
+                                             {"256", "4294967296", "steps"},
+                                             {"256", "0", "steps"}}) {
+    INFO(batch << " " << steps);
+    std::ofstream(path) << "model,batch,precision,op,calls,self_device_us,self_cpu_us,steps\n"
+                        << "deepq," << batch << ",fp32,aten::addmm,6,300.0,50.0," << steps << "\n";
+    CHECK_THROWS_WITH(read_kernel_profile(path),
+                      Catch::Contains(std::string("amdahl_kernel_profile.csv:2: column ") + column +
+                                      ": expected a whole number from 1 to "));
+  }
 }
