@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "graphs/zoo.h"
 #include "util/csv_table.h"
@@ -38,20 +39,14 @@ const Layout& layout_of(const CsvTable& t) {
       kPyTorchLayout.time_column, join(t.header())));
 }
 
+constexpr std::int64_t kMaxCount = std::numeric_limits<std::int64_t>::max();
+
 double positive_number(const CsvTable& t, std::size_t row, std::size_t col) {
   const double v = t.number(row, col);
   if (!(v > 0))
     throw UserError(fmt::format("{}: column {}: must be positive (got '{}')", t.where(row),
                                 t.header().at(col), t.cell(row, col)));
   return v;
-}
-
-std::int64_t positive_integer(const CsvTable& t, std::size_t row, std::size_t col) {
-  const double v = positive_number(t, row, col);
-  if (v != std::floor(v))
-    throw UserError(fmt::format("{}: column {}: must be a whole number (got '{}')", t.where(row),
-                                t.header().at(col), t.cell(row, col)));
-  return static_cast<std::int64_t>(v);
 }
 
 std::string member(const CsvTable& t, std::size_t row, std::size_t col,
@@ -107,7 +102,7 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
                                     run.where, layout.name_column));
       run.workload = name;
     }
-    run.batch = positive_integer(t, row, batch_col);
+    run.batch = t.whole_number(row, batch_col, 1, kMaxCount);
     run.mode = member(t, row, mode_col, {"train", "infer"});
     run.precision = member(t, row, precision_col, precision_names());
     run.measured_s = positive_number(t, row, time_col) * layout.seconds_per_unit;
@@ -115,7 +110,7 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
       const std::size_t col = t.column("op_class");
       if (!t.cell(row, col).empty()) run.op_class = member(t, row, col, op_class_names());
     }
-    if (has_params) run.parameters = positive_integer(t, row, t.column("params"));
+    if (has_params) run.parameters = t.whole_number(row, t.column("params"), 1, kMaxCount);
     run.inputs_on_device = (has_inputs ? member(t, row, t.column("inputs"), {"host", "device"})
                                        : std::string(layout.inputs)) == "device";
     for (std::size_t col = 0; col < t.header().size(); ++col)
