@@ -38,23 +38,24 @@ constexpr std::array<std::string_view, 4> kMeasuredOnlyClasses{"launch", "dispat
 
 }  // namespace
 
-double Measurement::shape_number(const std::string& key) const {
+const std::string& Measurement::shape_text(const std::string& key) const {
   const auto it = shape.find(key);
   if (it == shape.end())
     throw UserError(
         fmt::format("measurement {} {} has no '{}' in its shape", bench, format_shape(shape), key));
-  return number(it->second, bench, key);
+  return it->second;
+}
+
+double Measurement::shape_number(const std::string& key) const {
+  return number(shape_text(key), bench, key);
 }
 
 std::int64_t Measurement::shape_whole(const std::string& key, std::int64_t min,
                                       std::int64_t max) const {
-  const auto it = shape.find(key);
-  if (it == shape.end())
-    throw UserError(
-        fmt::format("measurement {} {} has no '{}' in its shape", bench, format_shape(shape), key));
-  if (const auto v = parse_whole(it->second, min, max)) return *v;
+  const std::string& text = shape_text(key);
+  if (const auto v = parse_whole(text, min, max)) return *v;
   throw UserError(fmt::format("measurement {} {}: {}: {} (got '{}')", bench, format_shape(shape),
-                              key, whole_number_rule(min, max), excerpt(it->second)));
+                              key, whole_number_rule(min, max), excerpt(text)));
 }
 
 std::string format_shape(const std::map<std::string, std::string>& shape) {
@@ -150,12 +151,8 @@ MeasurementSet read_measurements(const std::string& path) {
     m.flops = number(cell(4), where, "flops");
     m.bytes = number(cell(5), where, "bytes");
     m.time_s = number(cell(6), where, "time_s");
-    const auto reps = parse_whole(cell(7), 1, std::numeric_limits<int>::max());
-    if (!reps)
-      throw UserError(fmt::format("{}: column reps: {} (got '{}')", where,
-                                  whole_number_rule(1, std::numeric_limits<int>::max()),
-                                  excerpt(cell(7))));
-    m.reps = static_cast<int>(*reps);
+    m.reps = static_cast<int>(
+        whole_number_cell(cell(7), where, "reps", 1, std::numeric_limits<int>::max()));
     if (m.time_s <= 0)
       throw UserError(fmt::format("{}: time_s must be positive (got {})", where, cell(6)));
     if (m.flops < 0 || m.bytes < 0)

@@ -26,6 +26,8 @@ struct Measurement {
   // row when absent or not such a number.
   std::int64_t shape_whole(const std::string& key, std::int64_t min = 0,
                            std::int64_t max = std::numeric_limits<std::int64_t>::max()) const;
+  // shape value as written; throws UserError naming the row when absent.
+  const std::string& shape_text(const std::string& key) const;
 };
 
 struct MeasurementSet {

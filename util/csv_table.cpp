@@ -26,6 +26,13 @@ std::string whole_number_rule(std::int64_t min, std::int64_t max) {
   return fmt::format("expected a whole number from {} to {}", min, max);
 }
 
+std::int64_t whole_number_cell(std::string_view text, std::string_view where,
+                               std::string_view column, std::int64_t min, std::int64_t max) {
+  if (const auto v = parse_whole(text, min, max)) return *v;
+  throw UserError(fmt::format("{}: column {}: {} (got '{}')", where, column,
+                              whole_number_rule(min, max), excerpt(text)));
+}
+
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> cells(1);
   bool quoted = false;
@@ -109,10 +116,7 @@ double CsvTable::number(std::size_t row, std::size_t column) const {
 
 std::int64_t CsvTable::whole_number(std::size_t row, std::size_t column, std::int64_t min,
                                     std::int64_t max) const {
-  const std::string& text = cell(row, column);
-  if (const auto v = parse_whole(text, min, max)) return *v;
-  throw UserError(fmt::format("{}: column {}: {} (got '{}')", where(row), header_.at(column),
-                              whole_number_rule(min, max), excerpt(text)));
+  return whole_number_cell(cell(row, column), where(row), header_.at(column), min, max);
 }
 
 double CsvTable::positive_number(std::size_t row, std::size_t column) const {

@@ -4,6 +4,7 @@
 // looked up by column name.
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,7 +35,7 @@ class CsvTable {
   // The cell as a whole number in [min, max] (parse_whole); UserError "file:line: column C:
   // expected a whole number from MIN to MAX (got 'x')".
   std::int64_t whole_number(std::size_t row, std::size_t column, std::int64_t min,
-                            std::int64_t max) const;
+                            std::int64_t max = std::numeric_limits<std::int64_t>::max()) const;
 
  private:
   std::string path_;
@@ -49,6 +50,10 @@ class CsvTable {
 std::optional<std::int64_t> parse_whole(std::string_view text, std::int64_t min, std::int64_t max);
 // "expected a whole number from MIN to MAX", for the errors of parse_whole's callers.
 std::string whole_number_rule(std::int64_t min, std::int64_t max);
+// parse_whole of a cell, or UserError "`where`: column `column`: expected a whole number from
+// MIN to MAX (got 'x')" (CsvTable::whole_number, and readers that split their own lines).
+std::int64_t whole_number_cell(std::string_view text, std::string_view where,
+                               std::string_view column, std::int64_t min, std::int64_t max);
 
 // Splits one CSV line honouring double quotes ("" inside quotes is a quote).
 std::vector<std::string> split_csv_line(const std::string& line);

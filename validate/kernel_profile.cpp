@@ -117,7 +117,7 @@ std::vector<ProfiledConfig> read_kernel_profile(const std::string& path) {
                     steps = t.column("steps");
   std::vector<ProfiledConfig> configs;
   for (std::size_t row = 0; row < t.size(); ++row) {
-    const std::int64_t b = t.whole_number(row, batch, 1, std::numeric_limits<std::int64_t>::max());
+    const std::int64_t b = t.whole_number(row, batch, 1);
     const auto s = static_cast<int>(t.whole_number(row, steps, 1, std::numeric_limits<int>::max()));
     auto it = std::find_if(configs.begin(), configs.end(), [&](const ProfiledConfig& c) {
       return c.model == t.cell(row, model) && c.batch == b && c.precision == t.cell(row, precision);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 
 #include "graphs/zoo.h"
 #include "util/csv_table.h"
@@ -38,8 +37,6 @@ const Layout& layout_of(const CsvTable& t) {
       t.path(), kAmdahlLayout.name_column, kAmdahlLayout.time_column, kPyTorchLayout.name_column,
       kPyTorchLayout.time_column, join(t.header())));
 }
-
-constexpr std::int64_t kMaxCount = std::numeric_limits<std::int64_t>::max();
 
 double positive_number(const CsvTable& t, std::size_t row, std::size_t col) {
   const double v = t.number(row, col);
@@ -102,7 +99,7 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
                                     run.where, layout.name_column));
       run.workload = name;
     }
-    run.batch = t.whole_number(row, batch_col, 1, kMaxCount);
+    run.batch = t.whole_number(row, batch_col, 1);
     run.mode = member(t, row, mode_col, {"train", "infer"});
     run.precision = member(t, row, precision_col, precision_names());
     run.measured_s = positive_number(t, row, time_col) * layout.seconds_per_unit;
@@ -110,7 +107,7 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
       const std::size_t col = t.column("op_class");
       if (!t.cell(row, col).empty()) run.op_class = member(t, row, col, op_class_names());
     }
-    if (has_params) run.parameters = t.whole_number(row, t.column("params"), 1, kMaxCount);
+    if (has_params) run.parameters = t.whole_number(row, t.column("params"), 1);
     run.inputs_on_device = (has_inputs ? member(t, row, t.column("inputs"), {"host", "device"})
                                        : std::string(layout.inputs)) == "device";
     for (std::size_t col = 0; col < t.header().size(); ++col)
