@@ -40,9 +40,9 @@ const Layout& layout_of(const CsvTable& t) {
 
 double positive_number(const CsvTable& t, std::size_t row, std::size_t col) {
   const double v = t.number(row, col);
-  if (!(v > 0))
-    throw UserError(fmt::format("{}: column {}: must be positive (got '{}')", t.where(row),
-                                t.header().at(col), t.cell(row, col)));
+  if (!(v > 0) || !std::isfinite(v))
+    throw UserError(fmt::format("{}: column {}: must be positive and finite (got '{}')",
+                                t.where(row), t.header().at(col), t.cell(row, col)));
   return v;
 }
 

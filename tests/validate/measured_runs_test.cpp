@@ -80,6 +80,8 @@ TEST_CASE("measured-runs rules each have a failing row", "[validate]") {
       {"resnet50,1,fp32,training,5", "amdahl_runs_rules.csv:2: column mode:"},
       {"resnet50,1,fp32,train,0", "amdahl_runs_rules.csv:2: column median_us: must be positive"},
       {"resnet50,1,fp32,train,fast", "column median_us: expected a number (got 'fast')"},
+      // An infinite time printed nan% errors with exit 0.
+      {"resnet50,1,fp32,train,inf", "column median_us: must be positive and finite (got 'inf')"},
   };
   for (const auto& c : cases) {
     INFO(c.row);
