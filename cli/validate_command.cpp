@@ -92,7 +92,7 @@ void print_runs(const validate::ValidationReport& r, const std::string& format) 
 // serve several of them, kernel_profile.h) and every class.
 void run_profile(const ValidateOptions& o, const hw::SystemSpec& system) {
   const auto configs = validate::read_kernel_profile(o.profile);
-  const auto zoo = graphs::zoo_pytorch_names();
+  const auto& zoo = graphs::zoo_pytorch_names();
   Table t({"model", "workload", "batch", "class", "measured", "predicted", "error"});
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::pair<std::string, validate::ProfiledKernel>> unmapped;

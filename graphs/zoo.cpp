@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 
 #include "util/error.h"
 #include "util/suggest.h"
@@ -33,7 +34,9 @@ Network load_zoo_network(const std::string& name) {
   return load_network((fs::path(zoo_dir()) / (name + ".yaml")).string());
 }
 
-std::map<std::string, std::string> zoo_pytorch_names() {
+namespace {
+
+std::map<std::string, std::string> read_pytorch_names() {
   std::map<std::string, std::string> by_pytorch_name;
   for (const auto& name : zoo_names()) {
     const Network net = load_zoo_network(name);
@@ -46,6 +49,19 @@ std::map<std::string, std::string> zoo_pytorch_names() {
                       net.file, net.pytorch_name, it->second));
   }
   return by_pytorch_name;
+}
+
+}  // namespace
+
+const std::map<std::string, std::string>& zoo_pytorch_names() {
+  // Read once per zoo folder: every zoo network is loaded to find its pytorch_name, and each
+  // measured-runs file read needs the map.
+  static std::mutex mutex;
+  static std::map<std::string, std::map<std::string, std::string>> by_zoo;
+  const std::lock_guard lock(mutex);
+  const std::string dir = zoo_dir();
+  if (const auto it = by_zoo.find(dir); it != by_zoo.end()) return it->second;
+  return by_zoo.emplace(dir, read_pytorch_names()).first->second;
 }
 
 const std::map<std::string, std::vector<std::string>>& zoo_suites() {

@@ -15,8 +15,8 @@ std::vector<std::string> zoo_names();  // sorted
 Network load_zoo_network(const std::string& name);
 // The zoo networks that are PyTorch definitions, by the name PyTorch measurement sets give
 // them (`pytorch_name:`): PyTorch name -> zoo name. Throws UserError naming both files when
-// two zoo networks claim one PyTorch name.
-std::map<std::string, std::string> zoo_pytorch_names();
+// two zoo networks claim one PyTorch name. Read once per zoo folder in a process.
+const std::map<std::string, std::string>& zoo_pytorch_names();
 
 // Named suites of zoo networks (`amdahl report --suite`), name -> members:
 //   fathom        the Fathom workloads as built (../shared/data/fathom-workloads.md)

@@ -71,12 +71,10 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
   const std::vector<std::string> consumed{
       layout.name_column, layout.time_column, "batch",  "mode",
       "precision",        "op_class",         "params", "inputs"};
-  std::map<std::string, std::string> zoo_by_pytorch_name;
+  static const std::map<std::string, std::string> kNoNames;
+  const auto& zoo_by_pytorch_name = layout.pytorch_names ? graphs::zoo_pytorch_names() : kNoNames;
   std::vector<std::string> pytorch_names;
-  if (layout.pytorch_names) {
-    zoo_by_pytorch_name = graphs::zoo_pytorch_names();
-    for (const auto& [name, zoo] : zoo_by_pytorch_name) pytorch_names.push_back(name);
-  }
+  for (const auto& [name, zoo] : zoo_by_pytorch_name) pytorch_names.push_back(name);
 
   std::vector<MeasuredRun> runs;
   for (std::size_t row = 0; row < t.size(); ++row) {

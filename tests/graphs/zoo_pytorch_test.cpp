@@ -20,7 +20,7 @@ std::int64_t parameters(const std::string& zoo_name) {
 }  // namespace
 
 TEST_CASE("PyTorch names resolve to the torchvision and models.py zoo networks", "[graphs][zoo]") {
-  const auto zoo = zoo_pytorch_names();
+  const auto& zoo = zoo_pytorch_names();
   CHECK(zoo.at("resnet50") == "resnet50");
   CHECK(zoo.at("alexnet") == "alexnet-tv");  // torchvision's; the zoo's alexnet is Fathom's
   CHECK(zoo.at("seq2seq") == "seq2seq-pt");  // models.py's; the zoo's seq2seq is Fathom's
@@ -31,7 +31,7 @@ TEST_CASE("PyTorch names resolve to the torchvision and models.py zoo networks",
 
 TEST_CASE("every network of steps.csv has its measured parameter count", "[graphs][zoo]") {
   const CsvTable steps = CsvTable::read(kSteps);
-  const auto zoo = zoo_pytorch_names();
+  const auto& zoo = zoo_pytorch_names();
   const std::size_t model = steps.column("model"), params = steps.column("params");
   std::map<std::string, std::int64_t> checked;
   for (std::size_t row = 0; row < steps.size(); ++row) {
