@@ -108,6 +108,7 @@ OutputDir::OutputDir(std::string dir, bool force) : dir_(std::move(dir)), force_
 }
 
 void OutputDir::add(const std::string& name, std::string text) {
+  if (dir_.empty()) return;  // no -o: nothing is kept (callers skip building the text too)
   files_.emplace_back(name, std::move(text));
 }
 

@@ -31,6 +31,8 @@ class OutputDir {
   // `force`, is a UserError.
   OutputDir(std::string dir, bool force);
   explicit operator bool() const { return !dir_.empty(); }
+  // Holds a file for commit(); ignored with no DIR, so callers test the OutputDir first to
+  // avoid building the text at all.
   void add(const std::string& name, std::string text);
   // Creates DIR when absent, writes every file, and names each on stderr.
   void commit();

@@ -119,12 +119,21 @@ std::int64_t CsvTable::whole_number(std::size_t row, std::size_t column, std::in
   return whole_number_cell(cell(row, column), where(row), header_.at(column), min, max);
 }
 
-double CsvTable::positive_number(std::size_t row, std::size_t column) const {
+double CsvTable::finite_number(std::size_t row, std::size_t column, bool zero_allowed) const {
   const double v = number(row, column);
-  if (!(v > 0) || !std::isfinite(v))
-    throw UserError(fmt::format("{}: column {}: expected a positive number (got '{}')", where(row),
-                                header_.at(column), cell(row, column)));
+  if (!std::isfinite(v) || v < 0 || (v == 0 && !zero_allowed))
+    throw UserError(fmt::format("{}: column {}: expected a finite number {} 0 (got '{}')",
+                                where(row), header_.at(column), zero_allowed ? ">=" : ">",
+                                cell(row, column)));
   return v;
+}
+
+double CsvTable::positive_number(std::size_t row, std::size_t column) const {
+  return finite_number(row, column, false);
+}
+
+double CsvTable::nonnegative_number(std::size_t row, std::size_t column) const {
+  return finite_number(row, column, true);
 }
 
 }  // namespace amdahl

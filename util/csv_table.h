@@ -29,15 +29,20 @@ class CsvTable {
   std::string where(std::size_t row) const;
   // The cell as a number; UserError "file:line: column C: expected a number (got 'x')".
   double number(std::size_t row, std::size_t column) const;
-  // The cell as a finite number > 0; UserError "file:line: column C: expected a positive number
-  // (got 'x')".
+  // The cell as a finite number > 0; UserError "file:line: column C: expected a finite number
+  // > 0 (got 'x')". Times, sizes and rates.
   double positive_number(std::size_t row, std::size_t column) const;
+  // The cell as a finite number >= 0; UserError "... expected a finite number >= 0 (got 'x')".
+  // Times and counts where zero means none (a profiler row with no device time).
+  double nonnegative_number(std::size_t row, std::size_t column) const;
   // The cell as a whole number in [min, max] (parse_whole); UserError "file:line: column C:
   // expected a whole number from MIN to MAX (got 'x')".
   std::int64_t whole_number(std::size_t row, std::size_t column, std::int64_t min,
                             std::int64_t max = std::numeric_limits<std::int64_t>::max()) const;
 
  private:
+  double finite_number(std::size_t row, std::size_t column, bool zero_allowed) const;
+
   std::string path_;
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;

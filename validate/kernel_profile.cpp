@@ -131,7 +131,7 @@ std::vector<ProfiledConfig> read_kernel_profile(const std::string& path) {
                       "row) says {}",
                       t.where(row), s, it->where, it->steps));
     }
-    const double device_us = t.number(row, device);
+    const double device_us = t.nonnegative_number(row, device);
     const ProfileKeyClass k = classify_profile_key(t.cell(row, op));
     if (k.host || device_us <= 0) continue;
     const double per_step = device_us * 1e-6 / s;
@@ -139,7 +139,7 @@ std::vector<ProfiledConfig> read_kernel_profile(const std::string& path) {
         k.op_class ? std::string(op_class_name(*k.op_class)) : std::string(kUnmapped);
     it->device_s_per_step[cls] += per_step;
     it->kernels.push_back(
-        {t.cell(row, op), std::string(k.family), per_step, t.number(row, calls) / s});
+        {t.cell(row, op), std::string(k.family), per_step, t.nonnegative_number(row, calls) / s});
   }
   return configs;
 }

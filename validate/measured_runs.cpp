@@ -38,14 +38,6 @@ const Layout& layout_of(const CsvTable& t) {
       kPyTorchLayout.time_column, join(t.header())));
 }
 
-double positive_number(const CsvTable& t, std::size_t row, std::size_t col) {
-  const double v = t.number(row, col);
-  if (!(v > 0) || !std::isfinite(v))
-    throw UserError(fmt::format("{}: column {}: must be positive and finite (got '{}')",
-                                t.where(row), t.header().at(col), t.cell(row, col)));
-  return v;
-}
-
 std::string member(const CsvTable& t, std::size_t row, std::size_t col,
                    const std::vector<std::string>& valid) {
   const std::string& v = t.cell(row, col);
@@ -100,7 +92,7 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
     run.batch = t.whole_number(row, batch_col, 1);
     run.mode = member(t, row, mode_col, {"train", "infer"});
     run.precision = member(t, row, precision_col, precision_names());
-    run.measured_s = positive_number(t, row, time_col) * layout.seconds_per_unit;
+    run.measured_s = t.positive_number(row, time_col) * layout.seconds_per_unit;
     if (has_class) {
       const std::size_t col = t.column("op_class");
       if (!t.cell(row, col).empty()) run.op_class = member(t, row, col, op_class_names());

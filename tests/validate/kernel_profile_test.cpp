@@ -107,3 +107,23 @@ TEST_CASE("profile device time per step: kernel rows only, divided by steps", "[
                                       ": expected a whole number from 1 to "));
   }
 }
+
+TEST_CASE("a profile's device time and calls are finite and not negative", "[validate]") {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "amdahl_kernel_profile.csv").string();
+  // nan passed `device_us <= 0` and made every class's time nan; inf made it infinite.
+  for (const auto& [calls, device_us, column] : {std::tuple{"6", "nan", "self_device_us"},
+                                                 {"6", "inf", "self_device_us"},
+                                                 {"6", "-300", "self_device_us"},
+                                                 {"inf", "300", "calls"},
+                                                 {"-6", "300", "calls"}}) {
+    INFO(calls << " " << device_us);
+    std::ofstream(path) << "model,batch,precision,op,calls,self_device_us,self_cpu_us,steps\n"
+                        << "deepq,256,fp32,sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize64x64x8_"
+                           "cublas,"
+                        << calls << "," << device_us << ",0,2\n";
+    CHECK_THROWS_WITH(read_kernel_profile(path),
+                      Catch::Contains(std::string("amdahl_kernel_profile.csv:2: column ") + column +
+                                      ": expected a finite number >= 0"));
+  }
+}

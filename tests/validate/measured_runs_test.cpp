@@ -29,8 +29,9 @@ TEST_CASE("measured runs keep extra columns and errors are located", "[validate]
   CHECK(runs[0].extra.at("notes") == "median of 8, after 3 warm-ups");  // a quoted comma
   write_fixture("amdahl_runs.csv",
                 "workload,batch,mode,precision,measured_s\nresnet50,64,train,fp32,-1\n");
-  CHECK_THROWS_WITH(read_measured_runs(path),
-                    Catch::Contains("amdahl_runs.csv:2: column measured_s: must be positive"));
+  CHECK_THROWS_WITH(
+      read_measured_runs(path),
+      Catch::Contains("amdahl_runs.csv:2: column measured_s: expected a finite number > 0"));
 }
 
 TEST_CASE("the PyTorch layout resolves models through the zoo's pytorch_name", "[validate]") {
@@ -78,10 +79,11 @@ TEST_CASE("measured-runs rules each have a failing row", "[validate]") {
       {"resnet50,3.3e77,fp32,train,5", "column batch: expected a whole number from 1 to "},
       {"resnet50,1,fp33,train,5", "amdahl_runs_rules.csv:2: column precision:"},
       {"resnet50,1,fp32,training,5", "amdahl_runs_rules.csv:2: column mode:"},
-      {"resnet50,1,fp32,train,0", "amdahl_runs_rules.csv:2: column median_us: must be positive"},
+      {"resnet50,1,fp32,train,0",
+       "amdahl_runs_rules.csv:2: column median_us: expected a finite number > 0 (got '0')"},
       {"resnet50,1,fp32,train,fast", "column median_us: expected a number (got 'fast')"},
       // An infinite time printed nan% errors with exit 0.
-      {"resnet50,1,fp32,train,inf", "column median_us: must be positive and finite (got 'inf')"},
+      {"resnet50,1,fp32,train,inf", "column median_us: expected a finite number > 0 (got 'inf')"},
   };
   for (const auto& c : cases) {
     INFO(c.row);
