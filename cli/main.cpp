@@ -45,17 +45,19 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
-    std::cerr << "amdahl: error: " << e.what() << "\n";
+    std::cerr << "amdahl: error: " << amdahl::printable_message(e.what()) << "\n";
     std::cerr << "run 'amdahl --help' or 'amdahl COMMAND --help' for usage\n";
     return 2;
   } catch (const amdahl::UserError& e) {
-    std::cerr << "amdahl: error: " << e.what() << "\n";
+    std::cerr << "amdahl: error: " << amdahl::printable_message(e.what()) << "\n";
     return 2;
   } catch (const amdahl::InternalError& e) {
-    std::cerr << "amdahl: internal error (please report): " << e.what() << "\n";
+    std::cerr << "amdahl: internal error (please report): " << amdahl::printable_message(e.what())
+              << "\n";
     return 70;
   } catch (const std::exception& e) {
-    std::cerr << "amdahl: internal error (please report): " << e.what() << "\n";
+    std::cerr << "amdahl: internal error (please report): " << amdahl::printable_message(e.what())
+              << "\n";
     return 70;
   }
   // A result that could not be written (a full disk, a closed pipe) is a failure, not exit 0.

@@ -63,4 +63,30 @@ std::string excerpt(std::string_view text, std::size_t limit) {
   return out;
 }
 
+std::string printable_message(std::string_view message) {
+  std::string out;
+  std::size_t line_chars = 0, line_bytes = 0;
+  const auto end_line = [&] {
+    if (line_bytes > line_chars) out += fmt::format("... ({} bytes)", line_bytes);
+    line_chars = line_bytes = 0;
+  };
+  for (const char ch : message) {
+    if (ch == '\n') {
+      end_line();
+      out += ch;
+      continue;
+    }
+    ++line_bytes;
+    if (line_chars == kMessageLineChars) continue;
+    ++line_chars;
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t') || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += ch;
+  }
+  end_line();
+  return out;
+}
+
 }  // namespace amdahl

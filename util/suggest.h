@@ -25,4 +25,11 @@ std::string join(const std::vector<std::string>& items, std::string_view sep = "
 inline constexpr std::size_t kExcerptChars = 60;
 std::string excerpt(std::string_view text, std::size_t limit = kExcerptChars);
 
+// An error or warning as the tool prints it, whatever its parts quote: control bytes other
+// than newline and tab escaped as \xNN (no terminal escape reaches the terminal raw), and each
+// line cut after kMessageLineChars (then "..." and its full length), so that a value quoted
+// whole by some message never floods the terminal. The backstop behind `excerpt`.
+inline constexpr std::size_t kMessageLineChars = 2000;
+std::string printable_message(std::string_view message);
+
 }  // namespace amdahl

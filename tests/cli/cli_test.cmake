@@ -129,3 +129,11 @@ expect_run(2 "has no PCIe 4.0 x16 link; its links: NVLink 1.0 x2, POWER8 SMP X-b
 expect_run(2 "unknown link 'nvlink3'" whatif --model resnet50 --system minsky
            --link nvlink3=nvlink2-x2)
 expect_run(2 "--link: expected OLD=NEW" whatif --model resnet50 --system minsky --link nvlink1-x2)
+# A terminal escape in a name is printed escaped, never raw (util/suggest.h printable_message).
+string(ASCII 27 esc)
+expect_run(2 "unknown model 'red\\x1b[31m'" predict --model "red${esc}[31m")
+execute_process(COMMAND ${AMDAHL} predict --model "red${esc}[31m" ERROR_VARIABLE err)
+string(FIND "${err}" "${esc}" at)
+if(NOT at EQUAL -1)
+  message(FATAL_ERROR "a raw escape byte reached standard error: ${err}")
+endif()
