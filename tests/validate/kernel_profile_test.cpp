@@ -110,7 +110,7 @@ TEST_CASE("profile device time per step: kernel rows only, divided by steps", "[
 
 TEST_CASE("a profile's device time and calls are finite and not negative", "[validate]") {
   const std::string path =
-      (std::filesystem::temp_directory_path() / "amdahl_kernel_profile.csv").string();
+      (std::filesystem::temp_directory_path() / "amdahl_kernel_profile_numbers.csv").string();
   // nan passed `device_us <= 0` and made every class's time nan; inf made it infinite.
   for (const auto& [calls, device_us, column] : {std::tuple{"6", "nan", "self_device_us"},
                                                  {"6", "inf", "self_device_us"},
@@ -123,7 +123,7 @@ TEST_CASE("a profile's device time and calls are finite and not negative", "[val
                            "cublas,"
                         << calls << "," << device_us << ",0,2\n";
     CHECK_THROWS_WITH(read_kernel_profile(path),
-                      Catch::Contains(std::string("amdahl_kernel_profile.csv:2: column ") + column +
-                                      ": expected a finite number >= 0"));
+                      Catch::Contains(std::string("amdahl_kernel_profile_numbers.csv:2: column ") +
+                                      column + ": expected a finite number >= 0"));
   }
 }
