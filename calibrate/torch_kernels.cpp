@@ -39,7 +39,7 @@ std::string count(const CsvTable& t, std::size_t r, const std::string& column) {
   const double v = t.positive_number(r, t.column(column));
   if (v != std::floor(v) || v > 9.0e15)
     throw UserError(fmt::format("{}: column {}: expected a positive integer (got '{}')", t.where(r),
-                                column, t.cell(r, t.column(column))));
+                                column, excerpt(t.cell(r, t.column(column)))));
   return fmt::format("{}", static_cast<std::int64_t>(v));
 }
 
@@ -81,8 +81,8 @@ void read_gemm(const std::string& path, const RowMaker& make, MeasurementSet& ou
     for (const auto& [column, key] : {std::pair{"transA", "ta"}, std::pair{"transB", "tb"}}) {
       const std::string& v = t.cell(r, t.column(column));
       if (v != "N" && v != "T")
-        throw UserError(
-            fmt::format("{}: column {}: expected N or T (got '{}')", t.where(r), column, v));
+        throw UserError(fmt::format("{}: column {}: expected N or T (got '{}')", t.where(r), column,
+                                    excerpt(v)));
       shape[key] = v;
     }
     Measurement m = make("gemm", "gemm", precision, std::move(shape), t.positive_number(r, c_time),
@@ -111,7 +111,7 @@ void read_conv(const std::string& path, const RowMaker& make, MeasurementSet& ou
     if (t.number(r, t.column("pad")) < 0 ||
         t.number(r, t.column("pad")) != std::floor(t.number(r, t.column("pad"))))
       throw UserError(fmt::format("{}: column pad: expected an integer >= 0 (got '{}')", t.where(r),
-                                  t.cell(r, t.column("pad"))));
+                                  excerpt(t.cell(r, t.column("pad")))));
     for (const auto& [bench, column] : directions) {
       Measurement m = make(bench, "conv", precision, shape, t.positive_number(r, t.column(column)),
                            kKernelReps, "event");

@@ -63,8 +63,8 @@ ParamValue convert(const ParamDecl& decl, const RawParam& raw, const Bindings& s
     }
     case ParamType::kBool:
       if (raw.text == "true" || raw.text == "false") return raw.text == "true";
-      throw UserError(located(
-          raw.where, fmt::format("{}: expected true or false (got '{}')", path(), raw.text)));
+      throw UserError(located(raw.where, fmt::format("{}: expected true or false (got '{}')",
+                                                     path(), excerpt(raw.text))));
     case ParamType::kString:
       return raw.text;
     case ParamType::kChoice:

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "util/error.h"
+#include "util/suggest.h"
 
 namespace amdahl::hw {
 namespace {
@@ -145,7 +146,8 @@ Quantity parse_quantity(std::string_view text) {
   char* end = nullptr;
   const double number = std::strtod(owned.c_str(), &end);
   if (end == owned.c_str() || !std::isfinite(number))
-    throw UserError(fmt::format("expected a number with a unit, such as '732 GB/s' (got '{}')", t));
+    throw UserError(
+        fmt::format("expected a number with a unit, such as '732 GB/s' (got '{}')", excerpt(t)));
   const std::string_view unit = trim(std::string_view(end));
   if (unit.empty()) return Quantity{number, Dimension::kDimensionless};
   const auto scale = parse_unit(unit);

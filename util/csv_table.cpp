@@ -110,7 +110,7 @@ double CsvTable::number(std::size_t row, std::size_t column) const {
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0')
     throw UserError(fmt::format("{}: column {}: expected a number (got '{}')", where(row),
-                                header_.at(column), text));
+                                header_.at(column), excerpt(text)));
   return v;
 }
 
@@ -124,7 +124,7 @@ double CsvTable::finite_number(std::size_t row, std::size_t column, bool zero_al
   if (!std::isfinite(v) || v < 0 || (v == 0 && !zero_allowed))
     throw UserError(fmt::format("{}: column {}: expected a finite number {} 0 (got '{}')",
                                 where(row), header_.at(column), zero_allowed ? ">=" : ">",
-                                cell(row, column)));
+                                excerpt(cell(row, column))));
   return v;
 }
 

@@ -43,7 +43,7 @@ std::string member(const CsvTable& t, std::size_t row, std::size_t col,
   const std::string& v = t.cell(row, col);
   if (std::find(valid.begin(), valid.end(), v) == valid.end())
     throw UserError(fmt::format("{}: column {}: {} (got '{}')", t.where(row), t.header().at(col),
-                                suggestion(v, valid), v));
+                                suggestion(v, valid), excerpt(v)));
   return v;
 }
 
