@@ -49,43 +49,41 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& ch
   return fmt::format("did you mean '{}'? valid: {}", near, join(choices));
 }
 
-std::string excerpt(std::string_view text, std::size_t limit) {
-  std::string out;
+namespace {
+
+// Appends at most `limit` bytes of `text`, each byte `shown_raw` rejects written as \xNN, then,
+// when cut, "... (N bytes)": the one quoting rule of excerpt and printable_message.
+template <class ShownRaw>
+void append_quoted(std::string& out, std::string_view text, std::size_t limit, ShownRaw shown_raw) {
   const std::size_t shown = std::min(text.size(), limit);
-  for (std::size_t i = 0; i < shown; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f)
-      out += static_cast<char>(c);
+  for (const char ch : text.substr(0, shown)) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (shown_raw(c))
+      out += ch;
     else
       out += fmt::format("\\x{:02x}", c);
   }
   if (shown < text.size()) out += fmt::format("... ({} bytes)", text.size());
+}
+
+}  // namespace
+
+std::string excerpt(std::string_view text, std::size_t limit) {
+  std::string out;
+  append_quoted(out, text, limit, [](unsigned char c) { return c >= 0x20 && c < 0x7f; });
   return out;
 }
 
 std::string printable_message(std::string_view message) {
   std::string out;
-  std::size_t line_chars = 0, line_bytes = 0;
-  const auto end_line = [&] {
-    if (line_bytes > line_chars) out += fmt::format("... ({} bytes)", line_bytes);
-    line_chars = line_bytes = 0;
-  };
-  for (const char ch : message) {
-    if (ch == '\n') {
-      end_line();
-      out += ch;
-      continue;
-    }
-    ++line_bytes;
-    if (line_chars == kMessageLineChars) continue;
-    ++line_chars;
-    const auto c = static_cast<unsigned char>(ch);
-    if ((c < 0x20 && c != '\t') || c == 0x7f)
-      out += fmt::format("\\x{:02x}", c);
-    else
-      out += ch;
+  for (std::size_t start = 0;;) {
+    const std::size_t newline = message.find('\n', start);
+    append_quoted(out, message.substr(start, newline - start), kMessageLineChars,
+                  [](unsigned char c) { return (c >= 0x20 || c == '\t') && c != 0x7f; });
+    if (newline == std::string_view::npos) break;
+    out += '\n';
+    start = newline + 1;
   }
-  end_line();
   return out;
 }
 
