@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <map>
 
@@ -344,6 +345,36 @@ void check_reachable(const Record& r, const SystemSpec& s, Diagnostics& diags) {
   }
 }
 
+// What one included file loads to, kept for the rest of one system's load: a node of eight
+// GPUs names one device file eight times and one link file for each of its links. A file that
+// failed keeps its error, thrown again (the system reports each problem once).
+template <class Spec>
+class IncludeCache {
+ public:
+  template <class Load>
+  Spec get(const std::string& path, Load load) {
+    auto it = loaded_.find(path);
+    if (it == loaded_.end()) {
+      Entry entry;
+      try {
+        entry.spec = load(path);
+      } catch (const UserError&) {
+        entry.error = std::current_exception();
+      }
+      it = loaded_.emplace(path, std::move(entry)).first;
+    }
+    if (it->second.error) std::rethrow_exception(it->second.error);
+    return it->second.spec;
+  }
+
+ private:
+  struct Entry {
+    Spec spec;
+    std::exception_ptr error;
+  };
+  std::map<std::string, Entry> loaded_;
+};
+
 }  // namespace
 
 std::string catalog_dir() {
@@ -443,12 +474,18 @@ SystemSpec load_system(const std::string& name_or_path) {
   };
   check_unique(r.list("devices"), "device");
   if (r.has("links")) check_unique(r.list("links"), "link");
+  IncludeCache<DeviceSpec> device_files;
+  IncludeCache<LinkSpec> link_files;
+  auto load_link_include = [&](const std::string& include) {
+    return link_files.get(resolve_include(file, include, scope), load_link_file);
+  };
   std::vector<std::string> device_names;
   std::vector<std::string> failed_devices;  // their links are not checked again
   for (const Record& d : r.list("devices")) {
     try {
       DeviceSpec spec =
-          load_device_chain(resolve_include(file, d.text("include"), scope), {}, scope);
+          device_files.get(resolve_include(file, d.text("include"), scope),
+                           [&](const std::string& p) { return load_device_chain(p, {}, scope); });
       spec.name = d.text("name");
       device_names.push_back(spec.name);
       s.devices.push_back(std::move(spec));
@@ -472,7 +509,7 @@ SystemSpec load_system(const std::string& name_or_path) {
                     fmt::format("'{}'", dev));
       }
       try {
-        LinkSpec spec = load_link_file(resolve_include(file, l.text("include"), scope));
+        LinkSpec spec = load_link_include(l.text("include"));
         spec.name = l.text("name");
         spec.from = l.text("from");
         spec.to = l.text("to");
@@ -508,7 +545,7 @@ SystemSpec load_system(const std::string& name_or_path) {
     }
     try {
       NetworkSpec network;
-      network.link = load_link_file(resolve_include(file, n.text("include"), scope));
+      network.link = load_link_include(n.text("include"));
       network.link.name = "nic";
       network.attach = attach.strings;
       s.network = std::move(network);

@@ -119,6 +119,22 @@ TEST_CASE("system rule: errors inside an included file keep that file's location
              Contains("unknown_key.yaml:9:3: memory.bandwith"));
 }
 
+// Devices that include the same file share its problems: each is reported once, and a file
+// that cannot be opened once for each entry that names it, at that entry.
+TEST_CASE("system rule: a bad file included twice is reported once", "[hw][schema]") {
+  const std::string message = system_error("system_bad_include_twice.yaml");
+  const auto count = [&](const std::string& text) {
+    std::size_t n = 0;
+    for (auto at = message.find(text); at != std::string::npos; at = message.find(text, at + 1))
+      ++n;
+    return n;
+  };
+  CHECK(count("unknown_key.yaml:9:3: memory.bandwith") == 1);
+  CHECK(count("no_such_device.yaml: cannot open file") == 2);
+  CHECK_THAT(message, Contains("system_bad_include_twice.yaml:7:") &&
+                          Contains("system_bad_include_twice.yaml:8:"));
+}
+
 TEST_CASE("system rule: unknown runtime key", "[hw][schema]") {
   CHECK_THAT(system_error("system_bad_runtime.yaml"),
              Contains("system_bad_runtime.yaml:10:3: runtime.dispatch: unknown key; did you mean "
