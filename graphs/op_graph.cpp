@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "util/error.h"
+#include "util/prefault.h"
 
 namespace amdahl::graphs {
 
@@ -33,6 +35,18 @@ bool OpGraph::depend(OpId from, OpId to, double bytes) {
   if (find_edge(from, to)) return false;
   boost::add_edge(from, to, TensorEdge{bytes}, *graph_ptr_);
   return true;
+}
+
+void OpGraph::prefault_ahead(std::size_t size) {
+  auto& vertices = graph_ptr_->m_vertices;
+  if (vertices.data() == prefaulted_storage_ && size < prefaulted_end_) return;
+  constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+  constexpr std::size_t kVertexBytes = sizeof(*vertices.data());
+  const std::size_t end = std::min(vertices.capacity(), size + kChunkBytes / kVertexBytes);
+  prefault(reinterpret_cast<char*>(vertices.data()) + size * kVertexBytes,
+           (end - size) * kVertexBytes);
+  prefaulted_storage_ = vertices.data();
+  prefaulted_end_ = end;
 }
 
 double& OpGraph::edge_bytes(OpId from, OpId to) {

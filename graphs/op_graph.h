@@ -129,6 +129,8 @@ class OpGraph {
   OpGraph(const OpGraph& other) : graph_ptr_(std::make_unique<Graph>(*other.graph_ptr_)) {}
   OpGraph& operator=(const OpGraph& other) {
     graph_ptr_ = std::make_unique<Graph>(*other.graph_ptr_);
+    prefaulted_storage_ = nullptr;
+    prefaulted_end_ = 0;
     return *this;
   }
   OpGraph(OpGraph&&) noexcept = default;
@@ -139,6 +141,7 @@ class OpGraph {
   OpId add(Operator&& op) {
     const OpId id = boost::add_vertex(*graph_ptr_);
     (*graph_ptr_)[id] = std::move(op);
+    prefault_ahead(id + 1);
     return id;
   }
   // `to` consumes `bytes` produced by `from`; from < to is required (program order). False
@@ -164,8 +167,13 @@ class OpGraph {
 
  private:
   std::optional<Graph::edge_descriptor> find_edge(OpId from, OpId to) const;
+  // Maps the pages of the next vertices of the reserved storage in one call (util/prefault.h)
+  // when `size` vertices reach the end of those mapped so far, a few megabytes at a time.
+  void prefault_ahead(std::size_t size);
 
   std::unique_ptr<Graph> graph_ptr_;
+  const void* prefaulted_storage_ = nullptr;  // the vertex storage prefaulted_end_ is of
+  std::size_t prefaulted_end_ = 0;            // vertices before it are mapped
 };
 
 }  // namespace amdahl::graphs

@@ -15,6 +15,7 @@
 #include "model/host_runtime.h"
 #include "model/roofline.h"
 #include "util/error.h"
+#include "util/prefault.h"
 #include "util/suggest.h"
 
 namespace amdahl::model {
@@ -196,7 +197,7 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
     in.h2d_bytes_per_s = link_bandwidth(*pl.link, Direction::kHostToDevice, rt.pinned_inputs);
     in.d2h_bytes_per_s = link_bandwidth(*pl.link, Direction::kDeviceToHost, rt.pinned_inputs);
   }
-  in.costs.resize(n);
+  resize_prefaulted(in.costs, n);
   in.resources.resize(n);
 
   std::array<bool, graphs::kOpClassCount> used_accel{}, used_host{};
