@@ -15,6 +15,7 @@
 #include "hw/system_loader.h"
 #include "model/prediction.h"
 #include "model/sweep.h"
+#include "util/allocator.h"
 
 using namespace amdahl;
 
@@ -169,4 +170,12 @@ BENCHMARK(BM_DataParallelResNet50Train)
     ->Arg(64)
     ->Unit(benchmark::kMillisecond);
 
-BENCHMARK_MAIN();
+// BENCHMARK_MAIN, with the allocator named in the run's context (its speed depends on it).
+int main(int argc, char** argv) {
+  benchmark::AddCustomContext("allocator", amdahl::allocator_description());
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

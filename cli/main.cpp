@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "util/allocator.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -18,6 +19,10 @@ int main(int argc, char** argv) {
   CLI::App app{"amdahl: how long a deep-learning step takes on any system, and why"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "help for every command");
+  app.set_version_flag(
+      "--version",
+      std::string("amdahl ") + AMDAHL_VERSION + " (" + amdahl::allocator_description() + ")",
+      "the version and the allocator it runs with");
   amdahl::cli::register_predict(app);
   amdahl::cli::register_breakdown(app);
   amdahl::cli::register_describe(app);
@@ -33,6 +38,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // A mistyped command: name it and the closest one.
