@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -34,13 +33,13 @@ std::string file_in(const std::string& dir, const std::string& name) {
   return p.string();
 }
 
-// A cell that must be a positive integer, as shape text.
-std::string count(const CsvTable& t, std::size_t r, const std::string& column) {
-  const double v = t.positive_number(r, t.column(column));
-  if (v != std::floor(v) || v > 9.0e15)
-    throw UserError(fmt::format("{}: column {}: expected a positive integer (got '{}')", t.where(r),
-                                column, excerpt(t.cell(r, t.column(column)))));
-  return fmt::format("{}", static_cast<std::int64_t>(v));
+// Dims and sizes up to 2^53, so that each is also exact as the double the costs use.
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 53;
+
+// A cell that must be a whole number from `min` (CsvTable::whole_number), as shape text.
+std::string count(const CsvTable& t, std::size_t r, const std::string& column,
+                  std::int64_t min = 1) {
+  return fmt::format("{}", t.whole_number(r, t.column(column), min, kMaxCount));
 }
 
 std::string precision_cell(const CsvTable& t, std::size_t r,
@@ -99,19 +98,10 @@ void read_conv(const std::string& path, const RowMaker& make, MeasurementSet& ou
                                                             {"conv_bwd_filter", "bwd_filter_us"}};
   for (std::size_t r = 0; r < t.size(); ++r) {
     const std::string precision = precision_cell(t, r, {"fp32", "tf32", "bf16", "fp16"});
-    const std::map<std::string, std::string> shape{{"n", count(t, r, "N")},
-                                                   {"c", count(t, r, "C")},
-                                                   {"h", count(t, r, "H")},
-                                                   {"w", count(t, r, "W")},
-                                                   {"k", count(t, r, "K")},
-                                                   {"r", count(t, r, "R")},
-                                                   {"s", count(t, r, "S")},
-                                                   {"stride", count(t, r, "stride")},
-                                                   {"pad", t.cell(r, t.column("pad"))}};
-    if (t.number(r, t.column("pad")) < 0 ||
-        t.number(r, t.column("pad")) != std::floor(t.number(r, t.column("pad"))))
-      throw UserError(fmt::format("{}: column pad: expected an integer >= 0 (got '{}')", t.where(r),
-                                  excerpt(t.cell(r, t.column("pad")))));
+    const std::map<std::string, std::string> shape{
+        {"n", count(t, r, "N")}, {"c", count(t, r, "C")},           {"h", count(t, r, "H")},
+        {"w", count(t, r, "W")}, {"k", count(t, r, "K")},           {"r", count(t, r, "R")},
+        {"s", count(t, r, "S")}, {"stride", count(t, r, "stride")}, {"pad", count(t, r, "pad", 0)}};
     for (const auto& [bench, column] : directions) {
       Measurement m = make(bench, "conv", precision, shape, t.positive_number(r, t.column(column)),
                            kKernelReps, "event");

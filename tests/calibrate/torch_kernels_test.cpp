@@ -107,6 +107,23 @@ TEST_CASE("a malformed PyTorch kernel file is a located error", "[calibrate][tor
                                  "cell,hidden,batch,timesteps,layers,fwd_us,fwd_bwd_us\n"
                                  "lsmt,512,16,25,1,494,1904\n")),
       Catch::Contains("rnn.csv:2: column cell: unknown cell 'lsmt'"));
+  // Dims are whole numbers in decimal digits (parse_whole), as in every other measurement file:
+  // no fraction, no exponent, nothing past 2^53.
+  CHECK_THROWS_WITH(read_torch_kernels(altered("dim", "kernels/gemm.csv",
+                                               header + "fp32,128.0,128,128,N,N,31.8,30,0.1\n")),
+                    Catch::Contains("gemm.csv:2: column m: expected a whole number from 1 to "
+                                    "9007199254740992 (got '128.0')"));
+  CHECK_THROWS_WITH(
+      read_torch_kernels(
+          altered("exponent", "kernels/gemm.csv", header + "fp32,128,1e3,128,N,N,31.8,30,0.1\n")),
+      Catch::Contains("gemm.csv:2: column n: expected a whole number") && Catch::Contains("'1e3'"));
+  const std::string conv = "precision,N,C,H,W,K,R,S,stride,pad,fwd_us,bwd_data_us,bwd_filter_us\n";
+  CHECK_THROWS_WITH(
+      read_torch_kernels(
+          altered("pad", "kernels/conv.csv", conv + "fp32,32,3,224,224,64,7,7,2,-1,435,579,548\n")),
+      Catch::Contains("conv.csv:2: column pad: expected a whole number from 0 to"));
+  CHECK_NOTHROW(read_torch_kernels(
+      altered("pad0", "kernels/conv.csv", conv + "fp32,32,64,56,56,64,1,1,1,0,74,127,165\n")));
   CHECK_THROWS_WITH(read_torch_kernels("/nonexistent-folder"),
                     Catch::Contains("info.json: no such file"));
 }
