@@ -16,12 +16,8 @@ void prefault(void* begin, std::size_t bytes) noexcept {
   const auto start = reinterpret_cast<std::uintptr_t>(begin);
   const std::uintptr_t first = (start + page - 1) / page * page;  // whole pages only
   const std::uintptr_t last = (start + bytes) / page * page;
-  if (last > first) {
-#if defined(MADV_HUGEPAGE)
-    (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-#endif
+  if (last > first)
     (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
-  }
 #else
   (void)begin;
   (void)bytes;

@@ -10,10 +10,10 @@
 namespace amdahl {
 
 // Maps the whole pages inside [begin, begin + bytes) writable, as if each had been written
-// (Linux's madvise MADV_POPULATE_WRITE, kernel 5.14 and later), on transparent huge pages where
-// the kernel grants them (MADV_HUGEPAGE first: the range is a large array, written through);
-// contents are unchanged. Does nothing where that is not available or fails (the first writes
-// then fault as usual), and for ranges under kPrefaultMinBytes.
+// (Linux's madvise MADV_POPULATE_WRITE, kernel 5.14 and later); contents are unchanged. The
+// page size is the allocator's choice (util/allocator.h), not this function's. Does nothing
+// where that is not available or fails (the first writes then fault as usual), and for ranges
+// under kPrefaultMinBytes.
 void prefault(void* begin, std::size_t bytes) noexcept;
 inline constexpr std::size_t kPrefaultMinBytes = std::size_t{1} << 20;
 
