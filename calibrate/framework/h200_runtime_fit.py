@@ -13,11 +13,11 @@ from h200_runtime_model import FAMILIES, MAIN, SEQ, Config, build_parts
 
 
 def fit(data):
-    prof = read_csv(os.path.join(data, "networks", "profile.csv"), PROFILE_COLS,
-                    ["batch", "calls", "self_device_us", "self_cpu_us", "steps"])
-    micro = read_csv(os.path.join(data, "kernels", "micro.csv"), MICRO_COLS,
-                     ["bytes_or_elems", "median_us", "min_us"])
     ppath = os.path.join(data, "networks", "profile.csv")
+    mpath = os.path.join(data, "kernels", "micro.csv")
+    prof = read_csv(ppath, PROFILE_COLS,
+                    ["batch", "calls", "self_device_us", "self_cpu_us", "steps"])
+    micro = read_csv(mpath, MICRO_COLS, ["bytes_or_elems", "median_us", "min_us"])
     by = {}
     for r in prof:
         if r["steps"] <= 0 or r["calls"] <= 0:
@@ -32,7 +32,6 @@ def fit(data):
         if main.calls(op) <= 0:
             raise InputError(f"{ppath}: resnet50 batch 1 has no {op} row (the slowdown anchor)")
     tiny = [r for r in micro if r["bench"] == "1000_tiny_launches_wall"]
-    mpath = os.path.join(data, "kernels", "micro.csv")
     if not tiny or tiny[0]["bytes_or_elems"] <= 0:
         raise InputError(f"{mpath}: no 1000_tiny_launches_wall row (the slowdown anchor)")
     unprof = tiny[0]["median_us"] / tiny[0]["bytes_or_elems"]
