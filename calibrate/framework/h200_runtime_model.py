@@ -14,9 +14,9 @@ CONV_BIAS = {"alexnet", "deepq"}  # models.py: torchvision alexnet and DQN convs
 
 
 class Config:
-    """The op-level rows of one profiled configuration."""
+    """The op-level rows of one profiled configuration, read from `path` (for messages)."""
 
-    def __init__(self, key, rows, path="networks/profile.csv"):
+    def __init__(self, key, rows, path):
         self.key = key
         self.steps = rows[0]["steps"]
         self.cpu = {}     # op -> [calls, self_cpu, self_device]
