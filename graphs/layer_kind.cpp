@@ -57,19 +57,16 @@ namespace {
 DType storage_of(const std::vector<TensorInfo>& outputs) {
   return outputs.empty() ? DType::kF32 : outputs.front().dtype;
 }
-// A default operator whose input shapes are `inputs`' and output shape `output`'s first
-// tensor's (empty when none), in vectors taken from a spare operator when there is one.
+// A default operator with `inputs`' elements and the output shape of `output`'s first tensor
+// (empty when none), in storage taken from a spare operator when there is one.
 Operator shaped_op(std::vector<Operator>* spare, const std::vector<TensorInfo>& inputs,
                    const std::vector<TensorInfo>& output) {
   Operator op;
   if (spare && !spare->empty()) {
-    op.input_shapes = std::move(spare->back().input_shapes);
     op.output_shape = std::move(spare->back().output_shape);
     spare->pop_back();
   }
-  op.input_shapes.resize(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    op.input_shapes[i].assign(inputs[i].shape.begin(), inputs[i].shape.end());
+  for (const TensorInfo& t : inputs) op.input_elements += static_cast<double>(t.elements());
   if (output.empty())
     op.output_shape.clear();
   else

@@ -11,7 +11,7 @@ void transfer_numbers(Operator& op, const TensorInfo& t) {
 }
 void weight_cast_numbers(Operator& op, std::int64_t elements, DType half) {
   const double n = static_cast<double>(elements);
-  op.input_shapes = {{elements}};
+  op.input_elements = n;
   op.output_shape = {elements};
   op.bytes_read = n * dtype_bytes(DType::kF32);
   op.bytes_written = n * dtype_bytes(half);
@@ -23,14 +23,14 @@ void grad_sum_numbers(Operator& op, const TensorInfo& t, double k) {
   op.bytes_written = t.bytes();
 }
 void grad_cast_numbers(Operator& op, std::int64_t n, DType from) {
-  op.input_shapes = {{n}};
+  op.input_elements = static_cast<double>(n);
   op.output_shape = {n};
   op.bytes_read = static_cast<double>(n) * dtype_bytes(from);
   op.bytes_written = static_cast<double>(n) * dtype_bytes(DType::kF32);
 }
 void grad_accumulate_numbers(Operator& op, std::int64_t elements) {
   const double n = static_cast<double>(elements);
-  op.input_shapes = {{elements}, {elements}};
+  op.input_elements = 2 * n;
   op.output_shape = {elements};
   op.flops = n;
   op.bytes_read = 2 * kF32Bytes * n;

@@ -35,9 +35,7 @@ MemoryFootprint memory_footprint(const LoweredNetwork& net) {
     if (training) {
       m.activations_bytes += own_output;
     } else {
-      double live = own_output;
-      for (const Shape& s : op.input_shapes)
-        live += static_cast<double>(elements(s)) * dtype_bytes(op.dtype);
+      const double live = own_output + op.input_elements * dtype_bytes(op.dtype);
       m.activations_bytes = std::max(m.activations_bytes, live);
     }
     if (is_matrix_class(op.op_class))

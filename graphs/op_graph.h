@@ -34,13 +34,13 @@ struct OpNumbers {
   Phase phase = Phase::kForward;
   Precision precision = Precision::kFp32;  // math precision
   DType dtype = DType::kF32;               // storage of its output
-  double flops = 0;                        // floating-point operations (1 FMA = 2)
-  double bytes_read = 0;                   // minimum bytes read
-  double bytes_written = 0;                // minimum bytes written
   // Writes its output into its first input's storage (PyTorch's inplace=True activations and
   // `out += identity`): no new tensor, so no fresh allocation (model/roofline.cpp) and no
   // memory of its own (memory_footprint.h).
   bool in_place = false;
+  double flops = 0;          // floating-point operations (1 FMA = 2)
+  double bytes_read = 0;     // minimum bytes read
+  double bytes_written = 0;  // minimum bytes written
   GemmDims gemm;
   // Convolutions: the filter size (r = s assumed square when equal, else 0) and the stride,
   // both 0 when not a convolution (efficiency models use them for Winograd eligibility).
@@ -63,7 +63,9 @@ struct Operator : OpNumbers {
   std::string name;   // "conv1.bwd_data"
   std::string layer;  // source layer, "conv1"
   std::string kind;   // source layer kind, "conv2d"
-  std::vector<Shape> input_shapes;
+  // Elements of its input tensors, summed (an inference step's live activations,
+  // memory_footprint.h); the shapes themselves are the producers' output shapes.
+  double input_elements = 0;
   Shape output_shape;
 };
 

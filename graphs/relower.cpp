@@ -139,7 +139,7 @@ class Relowerer {
     const Precision precision = op.precision;
     static_cast<OpNumbers&>(op) = fresh;
     op.precision = precision;
-    op.input_shapes.swap(fresh.input_shapes);
+    op.input_elements = fresh.input_elements;
     op.output_shape.swap(fresh.output_shape);
     spare_.push_back(std::move(fresh));
     return true;

@@ -10,7 +10,7 @@
 
 namespace amdahl::graphs {
 
-enum class DType { kF32, kF16, kBf16, kF64, kI64, kI32, kI8, kBool };
+enum class DType : std::uint8_t { kF32, kF16, kBf16, kF64, kI64, kI32, kI8, kBool };
 
 std::string_view dtype_name(DType t);
 std::optional<DType> parse_dtype(std::string_view name);

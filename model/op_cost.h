@@ -3,7 +3,6 @@
 // roofline terms, the efficiencies applied, the binding limit and utilizations
 // (style.md rule 7).
 
-#include <string>
 #include <string_view>
 
 #include "model/kernel_choice.h"
@@ -28,8 +27,6 @@ struct OpCost {
   double peak_flops_per_s = 0;
   double bandwidth_bytes_per_s = 0;
   KernelChoice kernel;  // the kernel a GEMM-like op is costed on
-  bool feasible = true;
-  std::string reason;  // why infeasible, or a note on a fallback used
 
   // Achieved fraction of the device's peak FLOP/s and bandwidth over time_s.
   double compute_utilization(double flops) const;

@@ -167,10 +167,7 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
 }
 
 OpCost estimate(const graphs::Operator& op, const hw::DeviceSpec& device) {
-  const Roofline roofline(device);
-  OpCost c = roofline.estimate(op);
-  c.reason = roofline.rate_note(op.op_class, op.precision);
-  return c;
+  return Roofline(device).estimate(op);
 }
 
 double link_bandwidth(const hw::LinkSpec& link, Direction direction, bool pinned) {

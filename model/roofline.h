@@ -30,8 +30,8 @@ class Roofline {
  public:
   explicit Roofline(const hw::DeviceSpec& device);
 
-  // The op's cost on this device. OpCost::reason is left empty; rate_note() says when a
-  // rate other than the op's own was used.
+  // The op's cost on this device; rate_note() says when a rate other than the op's own was
+  // used.
   OpCost estimate(const graphs::Operator& op) const;
 
   const hw::DeviceSpec& device() const { return *device_; }
@@ -72,7 +72,7 @@ class Roofline {
   std::array<std::array<Rate, kPrecisionCount>, 2> rates_;  // [matrix class][precision]
 };
 
-// One-off costing (builds a Roofline); the note, if any, is in OpCost::reason.
+// One-off costing (builds a Roofline).
 OpCost estimate(const graphs::Operator& op, const hw::DeviceSpec& device);
 
 enum class Direction { kHostToDevice, kDeviceToHost };

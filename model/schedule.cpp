@@ -14,17 +14,14 @@ enum class Cause : std::uint8_t { kIssue, kResource, kDependency };
 using TaskId = std::size_t;
 constexpr TaskId kNoTask = graphs::kNoOp;
 
-struct Anchor {
-  double time = 0;             // host resumed dispatching at this time
-  TaskId waited_on = kNoTask;  // after waiting for this task (kNoTask: step start)
-};
-
 struct Trace {
   double start = 0;
   double end = 0;
   Cause cause = Cause::kIssue;
   TaskId binding = kNoTask;  // the task it waited for (kResource, kDependency)
-  Anchor anchor;             // the host's last anchor when it was issued
+  // The host's last anchor when it was issued: the task whose end the host waited for before
+  // it resumed dispatching (kNoTask: the step's start, time 0).
+  TaskId anchor = kNoTask;
 };
 
 bool crosses(Resource from, Resource to) {
@@ -58,7 +55,7 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
 
   double host = in.step_start_s;
   s.host_busy_s = host;
-  Anchor current;
+  TaskId current = kNoTask;  // the host's anchor (Trace::anchor)
   TaskId compute_last = kNoTask;
   TaskId collective_last = kNoTask;
   TaskId host_last = kNoTask;
@@ -142,11 +139,11 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
       // The host thread runs the op itself: dispatching resumes when it ends.
       s.host_busy_s += costs[id].time_s;
       host = op.end_s;
-      current = Anchor{op.end_s, id};
+      current = id;
     }
     if (id == in.sync_after) {
       if (op.end_s >= host) {
-        current = Anchor{op.end_s, id};
+        current = id;
         host = op.end_s;
       }
       host += in.sync_latency_s;
@@ -191,10 +188,11 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
       continue;
     }
     // The host issued it late: host time from its last anchor up to the issue.
-    if (t.start > t.anchor.time)
-      path.push_back({t.anchor.time, t.start, graphs::kNoOp, Bound::kDispatch, -1,
+    const double resumed = end_of(t.anchor);
+    if (t.start > resumed)
+      path.push_back({resumed, t.start, graphs::kNoOp, Bound::kDispatch, -1,
                       cur < n ? cur : s.copies[cur - n].to});
-    cur = t.anchor.waited_on;
+    cur = t.anchor;
   }
   std::reverse(path.begin(), path.end());
   s.critical_path = std::move(path);

@@ -2,6 +2,7 @@
 // Operator classes and phases: the vocabulary the op graph (graphs/) and the device's efficiency
 // entries (hw/) share (docs/architecture.md "Concepts").
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,7 +10,7 @@
 
 namespace amdahl {
 
-enum class OpClass {
+enum class OpClass : std::uint8_t {
   kGemm,
   kConv,
   kRnn,
@@ -28,7 +29,7 @@ enum class OpClass {
 };
 inline constexpr int kOpClassCount = 15;
 
-enum class Phase { kForward, kBackwardData, kBackwardWeight, kUpdate, kHost };
+enum class Phase : std::uint8_t { kForward, kBackwardData, kBackwardWeight, kUpdate, kHost };
 inline constexpr int kPhaseCount = 5;
 
 // Names as used in files, tables and JSON: "gemm", "data_movement", "backward_data", ...

@@ -1,6 +1,7 @@
 #pragma once
 // Numeric precisions: of stored tensors and of the math an operator runs in.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,7 +10,7 @@
 namespace amdahl {
 
 // Math precision of an op. kTf32 is fp32 storage with TF32 tensor-core math.
-enum class Precision { kFp64, kFp32, kTf32, kFp16, kBf16, kInt8 };
+enum class Precision : std::uint8_t { kFp64, kFp32, kTf32, kFp16, kBf16, kInt8 };
 
 std::string_view precision_name(Precision p);
 std::optional<Precision> parse_precision(std::string_view name);

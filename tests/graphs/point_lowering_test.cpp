@@ -36,7 +36,7 @@ void require_same(const LoweredNetwork& got, const LoweredNetwork& want) {
     CHECK(a.phase == b.phase);
     CHECK(a.precision == b.precision);
     CHECK(a.dtype == b.dtype);
-    CHECK(a.input_shapes == b.input_shapes);
+    CHECK(a.input_elements == b.input_elements);
     CHECK(a.output_shape == b.output_shape);
     CHECK(a.flops == b.flops);
     CHECK(a.bytes_read == b.bytes_read);
