@@ -1,24 +1,32 @@
 #pragma once
 // The collectives' latency and bandwidth from DeepBench's all-reduce runs
 // (shared/data/deepbench/deepbench_allreduce.csv: time of one all-reduce of `size_bytes` over
-// `n_gpus` GPUs, by dataset: one machine and GPU each).
+// `n_gpus` GPUs on `n_nodes_col` nodes, by dataset: one machine and GPU each).
 //
-// What is fitted: for each dataset, the single-node NCCL rows (algorithm "NCCL ..."; NCCL 2.0
-// ran rings only, so the ring is forced), the two numbers of model::CollectiveGroup's ring
-// all-reduce, 2(p-1) (a + S/(pB)):
-//   a  the time of one ring step (runtime.collectives.step_latency with links of no latency)
-//   B  the bandwidth of one hop between two GPUs (a link's p2p bandwidth)
-// costed by CollectiveGroup itself over a star of p GPUs, each on its own link of bandwidth B
-// to one host vertex (DeepBench's machines were PCIe boxes whose GPUs exchange through the
-// host's PCIe tree; their switch layout is not published, so one hop is one fitted link).
-// The time is linear in (a, 1/B); the fit is least squares on relative error (each row
-// weighted by 1 / its measured time), a >= 0 (a negative intercept is refitted through zero).
-// The held-out rule of calibrate/holdout.h: every fifth row of a dataset's fitted rows (file
-// order) is held out and only reports its error.
+// What is fitted, per dataset, from its NCCL rows (algorithm "NCCL ..."; NCCL 2.0 ran rings
+// only, so the ring is forced), costed by model::CollectiveGroup itself over a star machine
+// (StarMachine): p GPUs, each on its own link of bandwidth B to its node's host vertex
+// (DeepBench's machines were PCIe boxes whose GPUs exchange through the host's PCIe tree; their
+// switch layout is not published, so one hop is one fitted link); over several nodes, each
+// node's host on one NIC link of bandwidth N to the fabric switch. The ring all-reduce is
+// 2(p-1) (a + S/(p min(B, N))).
+//   1. The one-node rows: a, the time of one ring step (runtime.collectives.step_latency with
+//      links of no latency), and B, the bandwidth of one hop between two GPUs.
+//   2. The multi-node rows, with that B fixed: the ring's step a over several nodes (the
+//      step_latency of a multi-node system) and N, the network link's bandwidth. The ring enters
+//      and leaves each node once, so each NIC carries one hop each way and the ring's
+//      bandwidth is min(B, N); the fit requires N < B (the network binds), else it is not
+//      identifiable.
+// Each time is linear in (a, 1/B) or (a, 1/N); each fit is least squares on relative error
+// (each row weighted by 1 / its measured time), a >= 0 (a negative intercept is refitted
+// through zero). The held-out rule of calibrate/holdout.h, applied to the one-node and the
+// multi-node rows separately: every fifth row (file order) is held out and only reports its
+// error.
 //
-// Not fitted: the multi-node rows (their network and NIC layout are not published) and the
-// MPI, OSU and Baidu ring rows (not NCCL); they are counted in the report, not costed.
+// Not fitted: the MPI, OSU and Baidu ring rows (not NCCL), and the multi-node rows of a
+// dataset with fewer than 3 of them to train on; they are counted in the report, not costed.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,17 +50,34 @@ struct AllReduceRow {
 // column, a non-number, a non-positive time, size or GPU count.
 std::vector<AllReduceRow> read_deepbench_allreduce(const std::string& path);
 
-// Whether a row is one the fit uses: one node, an NCCL algorithm, at least 2 GPUs.
+// Whether a row is one a fit uses: an NCCL algorithm, at least 2 GPUs (one node: step 1;
+// several: step 2).
 bool fitted_allreduce_row(const AllReduceRow& r);
 
-// CollectiveGroup's ring all-reduce over p GPUs joined as above.
-model::CollectiveCost star_ring_allreduce(int gpus, double bytes, double step_latency_s,
-                                          double hop_bytes_per_s);
+// The machine of a fit, as above. network_bytes_per_s: N, used only over several nodes.
+struct StarMachine {
+  double step_latency_s = 0;
+  double hop_bytes_per_s = 0;
+  double network_bytes_per_s = 0;
+};
+
+// CollectiveGroup's ring all-reduce over `gpus` GPUs spread evenly over `nodes` nodes of the
+// star machine. Throws UserError when the GPUs do not divide evenly over the nodes.
+model::CollectiveCost star_ring_allreduce(int gpus, int nodes, double bytes,
+                                          const StarMachine& machine);
 
 struct AllReduceResidual {
   AllReduceRow row;
   double predicted_s = 0;
   bool held_out = false;
+};
+
+// Step 2: the multi-node rows' ring step and network bandwidth.
+struct NetworkFit {
+  double step_latency_s = 0;
+  double bytes_per_s = 0;
+  ErrorStats train;
+  ErrorStats held_out;
 };
 
 struct AllReduceFit {
@@ -62,12 +87,14 @@ struct AllReduceFit {
   double hop_bytes_per_s = 0;
   ErrorStats train;
   ErrorStats held_out;
-  int rows_not_fitted = 0;  // the dataset's multi-node and non-NCCL rows
-  std::vector<AllReduceResidual> residuals;
+  std::optional<NetworkFit> network;  // absent: fewer than 3 multi-node rows to train on
+  int rows_not_fitted = 0;            // non-NCCL rows; multi-node rows when `network` is absent
+  std::vector<AllReduceResidual> residuals;  // one-node rows, then multi-node rows
 };
 
-// One fit per dataset with fitted rows, in order of first appearance. Throws UserError naming
-// the dataset when it has fewer than 3 training rows or its fitted bandwidth is not positive.
+// One fit per dataset with one-node rows, in order of first appearance. Throws UserError
+// naming the dataset when it has fewer than 3 one-node training rows, a fitted bandwidth is not
+// positive, or the network's is not below the hop's.
 std::vector<AllReduceFit> fit_allreduce(const std::vector<AllReduceRow>& rows);
 
 }  // namespace amdahl::calibrate

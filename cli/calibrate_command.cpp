@@ -6,8 +6,9 @@
 //   torch DIR                            kernels timed through PyTorch (shared/data/h200 layout)
 //   cpu                                  this machine's CPU, measured now (calibrate/cpu)
 //   check DEVICE deepbench|measurements|torch  a device file's errors on a source, nothing fitted
-//   allreduce --dir DIR                  collectives' step latency and hop bandwidth from
-//                                        DeepBench's all-reduce runs (calibrate/allreduce_fit.h)
+//   allreduce --dir DIR                  collectives' step latency, hop and network bandwidth
+//                                        from DeepBench's all-reduce runs
+//                                        (calibrate/allreduce_fit.h)
 
 #include <fmt/format.h>
 
@@ -146,26 +147,47 @@ void run_allreduce(const std::string& dir, bool rows) {
       "ring all-reduce 2(p-1)(a + S/(pB)) fitted per dataset to {} (one-node NCCL rows; every "
       "fifth held out):\n",
       path);
+  auto errors = [](const calibrate::ErrorStats& e) -> std::string {
+    if (e.count == 0) return "-";
+    return calibrate::percent(e.median_abs) + " / " + calibrate::percent(e.p90_abs);
+  };
+  auto us = [](double s) { return fmt::format("{:.1f} us", s * 1e6); };
+  auto gbs = [](double b) { return fmt::format("{:.2f} GB/s", b / 1e9); };
   Table t({"dataset", "gpu", "fitted", "held out", "not fitted", "a (step)", "B (hop)",
            "train median/p90", "held-out median/p90", "bias"});
   for (const auto& f : fits)
-    t.add(
-        {f.dataset, f.gpu, std::to_string(f.train.count), std::to_string(f.held_out.count),
-         std::to_string(f.rows_not_fitted), fmt::format("{:.1f} us", f.step_latency_s * 1e6),
-         fmt::format("{:.2f} GB/s", f.hop_bytes_per_s / 1e9),
-         calibrate::percent(f.train.median_abs) + " / " + calibrate::percent(f.train.p90_abs),
-         calibrate::percent(f.held_out.median_abs) + " / " + calibrate::percent(f.held_out.p90_abs),
-         calibrate::percent(f.train.mean_signed)});
+    t.add({f.dataset, f.gpu, std::to_string(f.train.count), std::to_string(f.held_out.count),
+           std::to_string(f.rows_not_fitted), us(f.step_latency_s), gbs(f.hop_bytes_per_s),
+           errors(f.train), errors(f.held_out), calibrate::percent(f.train.mean_signed)});
   t.print(std::cout);
+  std::cout << "\nover several nodes, 2(p-1)(a + S/(p min(B, N))) with B above fixed (multi-node "
+               "NCCL rows; every fifth held out):\n";
+  Table n({"dataset", "fitted", "held out", "a (step)", "N (network)", "train median/p90",
+           "held-out median/p90", "bias"});
+  std::vector<std::string> without;
+  for (const auto& f : fits)
+    if (f.network)
+      n.add({f.dataset, std::to_string(f.network->train.count),
+             std::to_string(f.network->held_out.count), us(f.network->step_latency_s),
+             gbs(f.network->bytes_per_s), errors(f.network->train), errors(f.network->held_out),
+             calibrate::percent(f.network->train.mean_signed)});
+    else
+      without.push_back(f.dataset);
+  n.print(std::cout);
+  if (!without.empty())
+    std::cout << fmt::format(
+        "no network fit (fewer than 3 multi-node NCCL rows to train on; counted as not "
+        "fitted): {}\n",
+        join(without, ", "));
   if (!rows) return;
   std::cout << "\nrows:\n";
-  Table r({"where", "dataset", "algorithm", "gpus", "bytes", "measured", "predicted", "error",
-           "split"});
+  Table r({"where", "dataset", "algorithm", "gpus", "nodes", "bytes", "measured", "predicted",
+           "error", "split"});
   for (const auto& f : fits)
     for (const auto& x : f.residuals)
       r.add({x.row.where, x.row.dataset, x.row.algorithm, std::to_string(x.row.gpus),
-             fmt::format("{:.0f}", x.row.bytes), fmt::format("{:.1f} us", x.row.measured_s * 1e6),
-             fmt::format("{:.1f} us", x.predicted_s * 1e6),
+             std::to_string(x.row.nodes), fmt::format("{:.0f}", x.row.bytes), us(x.row.measured_s),
+             us(x.predicted_s),
              calibrate::percent((x.predicted_s - x.row.measured_s) / x.row.measured_s),
              x.held_out ? "held_out" : "train"});
   r.print(std::cout);
@@ -231,8 +253,9 @@ void register_calibrate(CLI::App& app) {
   auto allreduce_rows = std::make_shared<bool>(false);
   CLI::App* ar = cmd->add_subcommand(
       "allreduce",
-      "fit the collectives' ring step latency and hop bandwidth to DeepBench's all-reduce runs "
-      "and report held-out errors per dataset (calibrate/allreduce_fit.h); nothing is written");
+      "fit the collectives' ring step latency, hop and network bandwidth to DeepBench's "
+      "all-reduce runs and report held-out errors per dataset (calibrate/allreduce_fit.h); nothing "
+      "is written");
   ar->add_option("--dir", *allreduce_dir, "DeepBench data folder (shared/data/deepbench)")
       ->required()
       ->check(CLI::ExistingDirectory);

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <initializer_list>
 #include <iterator>
+#include <utility>
 
 #include "hw/system_loader.h"
 #include "util/error.h"
@@ -30,33 +32,59 @@ double ring_by_hand(int p, double bytes, double a, double bw) {
 TEST_CASE("allreduce fit: the star's ring is the alpha-beta formula", "[calibrate][allreduce]") {
   for (const int p : {2, 3, 4, 8}) {
     INFO(p);
-    const auto c = star_ring_allreduce(p, 64e6, 8e-6, 6e9);
+    const auto c = star_ring_allreduce(p, 1, 64e6, {8e-6, 6e9, 0});
     CHECK(c.time_s == Approx(ring_by_hand(p, 64e6, 8e-6, 6e9)).epsilon(kRel));
     CHECK(c.steps == 2 * (p - 1));
     CHECK(c.bandwidth_bytes_per_s == Approx(6e9));  // every link direction crossed once
   }
+  // Over several nodes the ring enters and leaves each node once: each NIC carries one hop
+  // each way, so the ring runs at min(B, N).
+  for (const auto& [p, nodes] :
+       std::initializer_list<std::pair<int, int>>{{4, 2}, {16, 2}, {32, 4}, {3, 3}}) {
+    INFO(p << " GPUs on " << nodes << " nodes");
+    const auto slow = star_ring_allreduce(p, nodes, 64e6, {8e-6, 6e9, 4e9});
+    CHECK(slow.time_s == Approx(ring_by_hand(p, 64e6, 8e-6, 4e9)).epsilon(kRel));
+    CHECK(slow.steps == 2 * (p - 1));
+    const auto fast = star_ring_allreduce(p, nodes, 64e6, {8e-6, 6e9, 9e9});
+    CHECK(fast.bandwidth_bytes_per_s == Approx(6e9));  // the hop binds
+  }
+  CHECK_THROWS_WITH(star_ring_allreduce(6, 4, 1e6, {8e-6, 6e9, 4e9}),
+                    Contains("6 GPUs do not divide evenly over 4 nodes"));
 }
+
+namespace {
+
+// Rows of a toy dataset: one node (2, 4 and 8 GPUs) made with (a, B), then, when `nodes_a` is
+// positive, 4 GPUs a node on 2 and 4 nodes made with (nodes_a, N).
+std::vector<AllReduceRow> toy_rows(double a, double bw, double nodes_a, double network) {
+  std::vector<AllReduceRow> rows;
+  int line = 2;
+  auto add = [&](int p, int nodes, double bytes, double step, double b) {
+    AllReduceRow r;
+    r.where = "toy.csv:" + std::to_string(line++);
+    r.dataset = "toy";
+    r.gpu = "Toy GPU";
+    r.algorithm = "NCCL 2.0 MPI";
+    r.gpus = p;
+    r.nodes = nodes;
+    r.bytes = bytes;
+    r.measured_s = ring_by_hand(p, bytes, step, b);
+    rows.push_back(r);
+  };
+  for (const double bytes : {4e5, 1.2e7, 6.7e7, 2.6e8})
+    for (const int p : {2, 4, 8}) add(p, 1, bytes, a, bw);
+  if (nodes_a > 0)
+    for (const double bytes : {4e5, 1.2e7, 6.7e7, 2.6e8})
+      for (const int nodes : {2, 4}) add(4 * nodes, nodes, bytes, nodes_a, network);
+  return rows;
+}
+
+}  // namespace
 
 TEST_CASE("allreduce fit: recovers the parameters its rows were made with",
           "[calibrate][allreduce]") {
-  const double a = 7e-6, bw = 5.5e9;
-  std::vector<AllReduceRow> rows;
-  int line = 2;
-  for (const double bytes : {4e5, 1.2e7, 6.7e7, 2.6e8})
-    for (const int p : {2, 4, 8}) {
-      AllReduceRow r;
-      r.where = "toy.csv:" + std::to_string(line++);
-      r.dataset = "toy";
-      r.gpu = "Toy GPU";
-      r.algorithm = "NCCL 2.0 MPI";
-      r.gpus = p;
-      r.bytes = bytes;
-      r.measured_s = ring_by_hand(p, bytes, a, bw);
-      rows.push_back(r);
-    }
-  AllReduceRow multi = rows.front();  // two nodes: counted, not fitted
-  multi.nodes = 2;
-  rows.push_back(multi);
+  const double a = 7e-6, bw = 5.5e9, nodes_a = 12e-6, network = 3.5e9;
+  std::vector<AllReduceRow> rows = toy_rows(a, bw, nodes_a, network);
   AllReduceRow mpi = rows.front();  // not NCCL: counted, not fitted
   mpi.algorithm = "OSU MPI";
   rows.push_back(mpi);
@@ -64,10 +92,39 @@ TEST_CASE("allreduce fit: recovers the parameters its rows were made with",
   REQUIRE(fits.size() == 1);
   CHECK(fits[0].step_latency_s == Approx(a).epsilon(1e-6));
   CHECK(fits[0].hop_bytes_per_s == Approx(bw).epsilon(1e-6));
-  CHECK(fits[0].rows_not_fitted == 2);
+  CHECK(fits[0].rows_not_fitted == 1);
   CHECK(fits[0].train.count == 10);  // 12 rows, every fifth (rows 5 and 10) held out
   CHECK(fits[0].held_out.count == 2);
   CHECK(fits[0].held_out.max_abs < 1e-6);
+  REQUIRE(fits[0].network);
+  CHECK(fits[0].network->step_latency_s == Approx(nodes_a).epsilon(1e-6));
+  CHECK(fits[0].network->bytes_per_s == Approx(network).epsilon(1e-6));
+  CHECK(fits[0].network->train.count == 7);  // 8 multi-node rows, the fifth held out
+  CHECK(fits[0].network->held_out.count == 1);
+  CHECK(fits[0].network->held_out.max_abs < 1e-6);
+  CHECK(fits[0].residuals.size() == 20);
+}
+
+TEST_CASE("allreduce fit: too few multi-node rows are counted, not fitted",
+          "[calibrate][allreduce]") {
+  std::vector<AllReduceRow> rows = toy_rows(7e-6, 5.5e9, 0, 0);
+  AllReduceRow multi = rows.front();  // 2 GPUs on 2 nodes: one multi-node row
+  multi.nodes = 2;
+  rows.push_back(multi);
+  const auto fits = fit_allreduce(rows);
+  REQUIRE(fits.size() == 1);
+  CHECK_FALSE(fits[0].network);
+  CHECK(fits[0].rows_not_fitted == 1);
+  CHECK(fits[0].residuals.size() == 12);
+}
+
+TEST_CASE("allreduce fit: a network faster than the hop cannot be fitted",
+          "[calibrate][allreduce]") {
+  // Multi-node rows faster than the one-node hop allows: the network does not bind them.
+  const auto rows = toy_rows(7e-6, 5.5e9, 12e-6, 11e9);
+  CHECK_THROWS_WITH(fit_allreduce(rows),
+                    Contains("dataset 'toy': the network bandwidth fitted to its multi-node NCCL "
+                             "runs, 11.00 GB/s, is not below its one-node hop's, 5.50 GB/s"));
 }
 
 TEST_CASE("allreduce fit: DeepBench's P100 PCIe runs, held out", "[calibrate][allreduce]") {
@@ -118,13 +175,38 @@ TEST_CASE(
     CHECK(1e6 * it->step_latency_s == Approx(q.step_us).margin(0.05));
     CHECK(it->hop_bytes_per_s / 1e9 == Approx(q.hop_gb).margin(0.005));
   }
+  // Its second table: the multi-node fits (held-out median and p90 0 where none is held out).
+  struct QuotedNetwork {
+    const char* dataset;
+    double median, p90, step_us, network_gb;
+  };
+  const QuotedNetwork networks[] = {
+      {"P100_baidu_2018", 0, 0, 5.7, 2.58},    {"TitanXPascal", 6.2, 8.5, 11.7, 5.75},
+      {"1080Ti", 7.4, 12.3, 11.5, 5.29},       {"M40", 4.7, 5.4, 9.4, 4.29},
+      {"TitanX_Maxwell", 3.5, 3.5, 8.9, 4.28},
+  };
+  int with_network = 0;
+  for (const AllReduceFit& f : fits) with_network += f.network ? 1 : 0;
+  CHECK(with_network == static_cast<int>(std::size(networks)));
+  for (const QuotedNetwork& q : networks) {
+    INFO(q.dataset);
+    const auto it = std::find_if(fits.begin(), fits.end(),
+                                 [&](const AllReduceFit& f) { return f.dataset == q.dataset; });
+    REQUIRE(it != fits.end());
+    REQUIRE(it->network);
+    CHECK(100 * it->network->held_out.median_abs == Approx(q.median).margin(0.05));
+    CHECK(100 * it->network->held_out.p90_abs == Approx(q.p90).margin(0.05));
+    CHECK(1e6 * it->network->step_latency_s == Approx(q.step_us).margin(0.05));
+    CHECK(it->network->bytes_per_s / 1e9 == Approx(q.network_gb).margin(0.005));
+  }
 }
 
 TEST_CASE("allreduce fit: bad rows are located errors", "[calibrate][allreduce]") {
   const std::string bad = std::string(AMDAHL_FIXTURES) + "/calibrate/allreduce_bad_time.csv";
-  CHECK_THROWS_WITH(read_deepbench_allreduce(bad),
-                    Contains("allreduce_bad_time.csv:3: column mean_us: expected a finite number > 0 "
-                             "(got '-5')"));
+  CHECK_THROWS_WITH(
+      read_deepbench_allreduce(bad),
+      Contains("allreduce_bad_time.csv:3: column mean_us: expected a finite number > 0 "
+               "(got '-5')"));
   std::vector<AllReduceRow> two(2);
   for (auto& r : two) {
     r.dataset = "tiny";
@@ -133,5 +215,15 @@ TEST_CASE("allreduce fit: bad rows are located errors", "[calibrate][allreduce]"
     r.bytes = 1e6;
     r.measured_s = 1e-4;
   }
-  CHECK_THROWS_WITH(fit_allreduce(two), Contains("dataset 'tiny' has 2 training rows"));
+  CHECK_THROWS_WITH(fit_allreduce(two),
+                    Contains("dataset 'tiny' has 2 training rows of one-node NCCL runs"));
+  // GPUs that do not divide evenly over the nodes: located at the row.
+  std::vector<AllReduceRow> uneven = toy_rows(7e-6, 5.5e9, 0, 0);
+  AllReduceRow odd = uneven.front();
+  odd.where = "toy.csv:40";
+  odd.gpus = 6;
+  odd.nodes = 4;
+  uneven.push_back(odd);
+  CHECK_THROWS_WITH(fit_allreduce(uneven),
+                    Contains("toy.csv:40: n_gpus: 6 GPUs do not divide evenly over 4 nodes"));
 }

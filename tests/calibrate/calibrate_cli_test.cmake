@@ -211,13 +211,15 @@ if(EXISTS ${WORK}/bad.yaml)
   message(FATAL_ERROR "a failed calibration left ${WORK}/bad.yaml behind")
 endif()
 
-# calibrate allreduce: one row per DeepBench dataset with its held-out errors; nothing written.
+# calibrate allreduce: one row per DeepBench dataset with its held-out errors, then the multi-node
+# fits; nothing written.
 execute_process(COMMAND ${AMDAHL} calibrate allreduce --dir ${SHARED}/data/deepbench --rows
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "calibrate allreduce failed (${rc}): ${err}")
 endif()
-foreach(text "held-out median/p90" "P100_baidu_2018" "TitanX_Maxwell" "held_out")
+foreach(text "held-out median/p90" "P100_baidu_2018" "TitanX_Maxwell" "held_out" "N (network)"
+             "no network fit (fewer than 3 multi-node NCCL rows to train on; counted as not fitted): P100_baidu_2017-05")
   string(FIND "${out}" "${text}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "calibrate allreduce: output lacks '${text}':\n${out}")
