@@ -153,6 +153,11 @@ std::vector<AllReduceRow> read_deepbench_allreduce(const std::string& path) {
     x.algorithm = t.cell(r, c_algorithm);
     x.gpus = positive_int(t, r, c_gpus, "n_gpus");
     x.nodes = t.cell(r, c_nodes).empty() ? 1 : positive_int(t, r, c_nodes, "n_nodes_col");
+    if ((x.gpus + x.nodes - 1) / x.nodes > kMaxGpusPerNode)
+      throw UserError(fmt::format(
+          "{}: n_gpus: expected at most {} GPUs per node (DeepBench's machines have 8); got {} "
+          "on {} node{}",
+          x.where, kMaxGpusPerNode, x.gpus, x.nodes, x.nodes == 1 ? "" : "s"));
     x.bytes = t.positive_number(r, c_bytes);
     x.measured_s = t.positive_number(r, c_mean) * kUs;
     rows.push_back(std::move(x));

@@ -46,8 +46,13 @@ struct AllReduceRow {
   double measured_s = 0;
 };
 
+// The most GPUs per node a row may have: the star's ring search (CollectiveGroup) grows as the
+// cube of a node's GPUs, 0.2 s at 64 and minutes at 1,000.
+inline constexpr int kMaxGpusPerNode = 64;
+
 // The rows of deepbench_allreduce.csv. Throws UserError located at the row for a missing
-// column, a non-number, a non-positive time, size or GPU count.
+// column, a non-number, a non-positive time, size or GPU count, or more than kMaxGpusPerNode
+// GPUs per node.
 std::vector<AllReduceRow> read_deepbench_allreduce(const std::string& path);
 
 // Whether a row is one a fit uses: an NCCL algorithm, at least 2 GPUs (one node: step 1;
