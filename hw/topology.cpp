@@ -41,6 +41,68 @@ struct RecordEdge : public boost::base_visitor<RecordEdge<Edge>> {
   }
 };
 
+using Edge = Topology::NodeGraph::edge_descriptor;
+
+// Every vertex's widest bottleneck bandwidth from `from` in the node graph (link j of
+// `bandwidth[j]`; 0: no chain of links reaches it): for each distinct link bandwidth, widest
+// first, one breadth-first search over the links of at least that bandwidth.
+std::vector<double> widths_from(const Topology::NodeGraph& graph,
+                                const std::vector<double>& bandwidth, std::size_t from) {
+  const std::size_t n = boost::num_vertices(graph);
+  std::vector<double> width(n, 0);
+  width[from] = kInf;
+  std::vector<double> levels = bandwidth;
+  std::sort(levels.begin(), levels.end(), std::greater<>());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  std::vector<boost::default_color_type> color(n);
+  for (const double t : levels) {
+    auto wide = [&](const Edge& e) { return bandwidth[graph[e].link] >= t; };
+    const boost::filtered_graph<Topology::NodeGraph, std::function<bool(Edge)>> g(
+        graph, std::function<bool(Edge)>(wide));
+    std::fill(color.begin(), color.end(), boost::white_color);
+    boost::breadth_first_search(g, from,
+                                boost::color_map(boost::make_iterator_property_map(
+                                    color.begin(), boost::get(boost::vertex_index, graph))));
+    for (std::size_t v = 0; v < n; ++v)
+      if (width[v] == 0 && color[v] != boost::white_color) width[v] = t;
+  }
+  return width;
+}
+
+// The fewest-hops, then least-latency paths from `from` over links of at least `min_bandwidth`:
+// each vertex's length and the edge that reaches it.
+struct ShortestPaths {
+  std::vector<HopsLatency> distance;
+  std::vector<Edge> via;
+  std::vector<bool> reached;
+};
+
+ShortestPaths shortest_from(const Topology::NodeGraph& graph, const std::vector<double>& bandwidth,
+                            const std::vector<double>& latency, std::size_t from,
+                            double min_bandwidth) {
+  auto wide = [&](const Edge& e) { return bandwidth[graph[e].link] >= min_bandwidth; };
+  const boost::filtered_graph<Topology::NodeGraph, std::function<bool(Edge)>> g(
+      graph, std::function<bool(Edge)>(wide));
+  const std::size_t n = boost::num_vertices(graph);
+  ShortestPaths s{std::vector<HopsLatency>(n), std::vector<Edge>(n), std::vector<bool>(n, false)};
+  auto weight = boost::make_function_property_map<Edge, HopsLatency>([&](const Edge& e) {
+    return HopsLatency{1, latency[graph[e].link]};
+  });
+  auto index = boost::get(boost::vertex_index, graph);
+  boost::dijkstra_shortest_paths(
+      g, from,
+      boost::weight_map(weight)
+          .distance_map(boost::make_iterator_property_map(s.distance.begin(), index))
+          .distance_compare(std::less<HopsLatency>())
+          .distance_combine([](const HopsLatency& a, const HopsLatency& b) {
+            return HopsLatency{a.first + b.first, a.second + b.second};
+          })
+          .distance_inf(HopsLatency{INT_MAX, kInf})
+          .distance_zero(HopsLatency{0, 0.0})
+          .visitor(boost::make_dijkstra_visitor(RecordEdge<Edge>{{}, &s.via, &s.reached})));
+  return s;
+}
+
 }  // namespace
 
 std::string Path::str() const { return join(vertices, ">"); }
@@ -167,55 +229,19 @@ void Topology::throw_unconnected(const std::string& a, const std::string& b) con
 // The largest bandwidth t such that links of at least t join the two vertices (0: none do).
 double Topology::widest(std::size_t from, std::size_t to) const {
   if (from == to) return kInf;
-  std::vector<double> widths = local_bandwidth_;
-  std::sort(widths.begin(), widths.end(), std::greater<>());
-  widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
-  for (const double t : widths) {
-    auto wide = [&](const NodeGraph::edge_descriptor& e) {
-      return local_bandwidth_[graph_[e].link] >= t;
-    };
-    const boost::filtered_graph<NodeGraph, std::function<bool(NodeGraph::edge_descriptor)>> g(
-        graph_, std::function<bool(NodeGraph::edge_descriptor)>(wide));
-    std::vector<boost::default_color_type> color(boost::num_vertices(graph_));
-    boost::breadth_first_search(g, from,
-                                boost::color_map(boost::make_iterator_property_map(
-                                    color.begin(), boost::get(boost::vertex_index, graph_))));
-    if (color[to] != boost::white_color) return t;
-  }
-  return 0;
+  return widths_from(graph_, local_bandwidth_, from)[to];
 }
 
 // The fewest-hops, then least-latency path over links of at least `min_bandwidth`.
 Topology::LocalPath Topology::shortest_within(std::size_t from, std::size_t to,
                                               double min_bandwidth) const {
-  using Edge = NodeGraph::edge_descriptor;
-  auto wide = [&](const Edge& e) { return local_bandwidth_[graph_[e].link] >= min_bandwidth; };
-  const boost::filtered_graph<NodeGraph, std::function<bool(Edge)>> g(
-      graph_, std::function<bool(Edge)>(wide));
-  const std::size_t n = boost::num_vertices(graph_);
-  std::vector<HopsLatency> distance(n);
-  std::vector<Edge> via(n);
-  std::vector<bool> reached(n, false);
-  auto weight = boost::make_function_property_map<Edge, HopsLatency>([&](const Edge& e) {
-    return HopsLatency{1, local_latency_[graph_[e].link]};
-  });
-  auto index = boost::get(boost::vertex_index, graph_);
-  boost::dijkstra_shortest_paths(
-      g, from,
-      boost::weight_map(weight)
-          .distance_map(boost::make_iterator_property_map(distance.begin(), index))
-          .distance_compare(std::less<HopsLatency>())
-          .distance_combine([](const HopsLatency& a, const HopsLatency& b) {
-            return HopsLatency{a.first + b.first, a.second + b.second};
-          })
-          .distance_inf(HopsLatency{INT_MAX, kInf})
-          .distance_zero(HopsLatency{0, 0.0})
-          .visitor(boost::make_dijkstra_visitor(RecordEdge<Edge>{{}, &via, &reached})));
-  if (from != to && !reached[to]) throw InternalError("topology: no path above the widest width");
+  const ShortestPaths s =
+      shortest_from(graph_, local_bandwidth_, local_latency_, from, min_bandwidth);
+  if (from != to && !s.reached[to]) throw InternalError("topology: no path above the widest width");
   LocalPath p;
   p.bandwidth = kInf;
   for (std::size_t v = to; v != from;) {
-    const Edge e = via[v];
+    const Edge e = s.via[v];
     const std::size_t link = graph_[e].link;
     const std::size_t u =
         boost::source(e, graph_) == v ? boost::target(e, graph_) : boost::source(e, graph_);
@@ -230,6 +256,32 @@ Topology::LocalPath Topology::shortest_within(std::size_t from, std::size_t to,
   std::reverse(p.hops.begin(), p.hops.end());
   p.split = p.hops.size();
   return p;
+}
+
+std::size_t Topology::nearest(const std::string& from,
+                              const std::vector<std::string>& candidates) const {
+  if (candidates.empty()) throw InternalError("Topology::nearest: no candidates");
+  const auto [node, source] = locate(index_of(from));
+  std::vector<std::size_t> local;
+  for (const std::string& c : candidates) {
+    const auto [n, l] = locate(index_of(c));
+    if (n != node || node < 0)
+      throw InternalError(
+          fmt::format("Topology::nearest: {} and {} are not devices of one node", from, c));
+    local.push_back(l);
+  }
+  const std::vector<double> width = widths_from(graph_, local_bandwidth_, source);
+  double best_width = 0;
+  for (const std::size_t l : local) best_width = std::max(best_width, width[l]);
+  if (!(best_width > 0)) throw_unconnected(from, candidates.front());
+  const ShortestPaths s =
+      shortest_from(graph_, local_bandwidth_, local_latency_, source, best_width);
+  std::size_t best = candidates.size();
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    if (width[local[i]] != best_width) continue;
+    if (best == candidates.size() || s.distance[local[i]] < s.distance[local[best]]) best = i;
+  }
+  return best;
 }
 
 const Topology::LocalPath& Topology::local_path(std::size_t from, std::size_t to,

@@ -93,6 +93,14 @@ class Topology {
   // them, or when a name is not a vertex.
   Path path(const std::string& from, const std::string& to) const;
 
+  // Of `candidates` (devices of from's node), the index of the one that path(from, c) reaches
+  // widest, then in the fewest hops, then with the least latency, then the first listed: the
+  // next device of a greedy ring (model::CollectiveGroup). One breadth-first search per distinct
+  // link bandwidth and one shortest-path search in all, where path() searches per candidate.
+  // A candidate no chain of links reaches is never chosen. Throws UserError when none is
+  // reached, InternalError when there are no candidates or they are not all on from's node.
+  std::size_t nearest(const std::string& from, const std::vector<std::string>& candidates) const;
+
   // For a link without a measured p2p bandwidth, the assumption a result that uses it lists,
   // the same for every link of its model ("InfiniBand EDR 4x links: p2p not measured; transfers
   // between devices use the nominal 12.5 GB/s per direction"); empty when measured.

@@ -107,17 +107,18 @@ FlowStats ring_stats(const std::vector<std::string>& ring, PathCache& paths, Lin
 }
 
 // The best ring order of one node's devices, as indices into `names`.
-std::vector<std::size_t> best_node_ring(const std::vector<std::string>& names, PathCache& paths,
+std::vector<std::size_t> best_node_ring(const hw::Topology& topology,
+                                        const std::vector<std::string>& names, PathCache& paths,
                                         LinkShare& share) {
   const std::size_t n = names.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   if (n <= 2) return order;
-  std::vector<std::vector<const hw::Path*>> path(n, std::vector<const hw::Path*>(n, nullptr));
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j)
-      if (i != j) path[i][j] = &paths.get(names[i], names[j]);
   if (n <= kExhaustiveDevices) {
+    std::vector<std::vector<const hw::Path*>> path(n, std::vector<const hw::Path*>(n, nullptr));
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        if (i != j) path[i][j] = &paths.get(names[i], names[j]);
     std::vector<std::size_t> best = order;
     FlowStats best_stats;
     bool first = true;
@@ -133,30 +134,17 @@ std::vector<std::size_t> best_node_ring(const std::vector<std::string>& names, P
     } while (std::next_permutation(order.begin() + 1, order.end()));
     return best;
   }
-  // Nearest next: the widest path from the last device placed, then the fewest hops, then the
-  // least latency, then file order.
+  // Nearest next (hw::Topology::nearest): the widest path from the last device placed, then the
+  // fewest hops, then the least latency, then file order.
   std::vector<std::size_t> ring{0};
-  std::vector<bool> placed(n, false);
-  placed[0] = true;
-  while (ring.size() < n) {
-    const std::size_t from = ring.back();
-    std::size_t next = n;
-    for (std::size_t j = 0; j < n; ++j) {
-      if (placed[j]) continue;
-      if (next == n) {
-        next = j;
-        continue;
-      }
-      const hw::Path& a = *path[from][j];
-      const hw::Path& b = *path[from][next];
-      if (a.bandwidth_bytes_per_s != b.bandwidth_bytes_per_s
-              ? a.bandwidth_bytes_per_s > b.bandwidth_bytes_per_s
-              : (a.hops.size() != b.hops.size() ? a.hops.size() < b.hops.size()
-                                                : a.latency_s < b.latency_s))
-        next = j;
-    }
-    placed[next] = true;
-    ring.push_back(next);
+  std::vector<std::size_t> left(order.begin() + 1, order.end());
+  std::vector<std::string> candidates;
+  while (!left.empty()) {
+    candidates.clear();
+    for (const std::size_t i : left) candidates.push_back(names[i]);
+    const std::size_t k = topology.nearest(names[ring.back()], candidates);
+    ring.push_back(left[k]);
+    left.erase(left.begin() + static_cast<long>(k));
   }
   return ring;
 }
@@ -286,7 +274,7 @@ CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::
     for (const std::string& d : names) local.push_back(topology.vertex(d).device);
     auto it = node_rings.find(local);
     if (it == node_rings.end())
-      it = node_rings.emplace(local, best_node_ring(names, paths, share)).first;
+      it = node_rings.emplace(local, best_node_ring(topology, names, paths, share)).first;
     std::vector<std::string> ring;
     for (const std::size_t i : it->second) ring.push_back(names[i]);
     groups.push_back(std::move(ring));

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 #include "hw/system_loader.h"
 #include "hw_fixtures.h"
@@ -63,6 +64,66 @@ TEST_CASE("topology: among equally wide paths the fewest hops win", "[hw][topolo
   const hw::Path across = t.path("d0", "d2");
   CHECK(across.hops.size() == 2);
   CHECK(across.latency_s == Approx(2 * 1e-6).epsilon(kRel));
+}
+
+namespace {
+
+// The candidate a greedy ring takes next, from path() of each: the widest, then the fewest hops,
+// then the least latency, then the first listed.
+std::size_t nearest_by_paths(const hw::Topology& t, const std::string& from,
+                             const std::vector<std::string>& candidates) {
+  std::size_t best = 0;
+  for (std::size_t j = 1; j < candidates.size(); ++j) {
+    const hw::Path a = t.path(from, candidates[j]);
+    const hw::Path b = t.path(from, candidates[best]);
+    if (a.bandwidth_bytes_per_s != b.bandwidth_bytes_per_s
+            ? a.bandwidth_bytes_per_s > b.bandwidth_bytes_per_s
+            : (a.hops.size() != b.hops.size() ? a.hops.size() < b.hops.size()
+                                              : a.latency_s < b.latency_s))
+      best = j;
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("topology: nearest is the candidate path() reaches widest, then in fewest hops",
+          "[hw][topology][catalog]") {
+  // Every device of node 0 of the catalog's multi-GPU systems and of the toy systems, against
+  // every suffix of the other devices of its node that links reach (file order).
+  std::vector<hw::SystemSpec> systems;
+  for (const char* name : {"minsky", "dgx1-p100", "minsky-cluster", "dgx1-cluster"})
+    systems.push_back(hw::load_system(name));
+  for (const char* name : {"wide_or_short.yaml", "ring4.yaml", "star4.yaml", "two_nodes.yaml"})
+    systems.push_back(toy(name));
+  int compared = 0;
+  for (const hw::SystemSpec& s : systems) {
+    INFO(s.name);
+    const hw::Topology t(s);
+    std::vector<std::string> node;
+    for (const hw::DeviceSpec& d : s.devices) node.push_back(hw::vertex_name(s.nodes, 0, d.name));
+    for (const std::string& from : node) {
+      std::vector<std::string> others;
+      for (const std::string& d : node)
+        if (d != from && t.connected(from, d)) others.push_back(d);
+      for (std::size_t first = 0; first < others.size(); ++first) {
+        const std::vector<std::string> candidates(others.begin() + static_cast<long>(first),
+                                                  others.end());
+        INFO(from << " among " << candidates.size() << " from " << candidates.front());
+        CHECK(t.nearest(from, candidates) == nearest_by_paths(t, from, candidates));
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared > 200);
+  const hw::Topology two(toy("two_nodes.yaml"));
+  CHECK(two.nearest("n0.g0", {"n0.cpu0", "n0.g1"}) == 1);  // the p2p link is the wider
+  CHECK_THROWS_AS(two.nearest("n0.g0", {"n1.g1"}), InternalError);
+  // A candidate no link reaches is never the nearest; none reached is a located error.
+  const hw::Topology apart(toy("wide_or_short.yaml"));
+  CHECK(apart.nearest("a", {"host", "b"}) == 1);
+  CHECK_THROWS_WITH(apart.nearest("a", {"host"}), Contains("no chain of links joins a and host"));
+  CHECK_THROWS_AS(two.nearest("n0.g0", {}), InternalError);
 }
 
 TEST_CASE("topology: devices without a chain of links are a located error", "[hw][topology]") {

@@ -5,7 +5,10 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <initializer_list>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hw/system_loader.h"
 #include "hw/topology.h"
@@ -187,6 +190,44 @@ TEST_CASE("collective: two nodes, a ring that enters and leaves each node once",
   CHECK(g.tree_depth() == 2);
   CHECK(g.cost(Collective::kAllReduce, S, CollectiveAlgorithm::kTree).time_s ==
         Approx(2 * 2 * a_tree + 2 * S / B_tree).epsilon(kRel));
+}
+
+TEST_CASE("collective: more than 8 devices in a node take the nearest next", "[collective]") {
+  // star4 grown to d0..d9, each on a hub link of 10 GB/s and 1 us (hub-d8: 0.5 us), with p2p
+  // links of 16 GB/s (link_20_p2p) d0-d7, d7-d3 and d3-d9. Beyond 8 devices the ring is greedy:
+  // from d0 the widest paths lead to d7, d3 and d9; every other device is 2 hops through the
+  // hub at 10 GB/s, d8 the nearest (1.5 us), then the rest in file order.
+  hw::SystemSpec s = toy("star4.yaml");
+  const hw::DeviceSpec device = s.device("d0");
+  const hw::LinkSpec hub_link = s.links.front();
+  const hw::LinkSpec wide = toy("wide_or_short.yaml").links.back();  // c-b: link_20_p2p
+  REQUIRE(wide.p2p_bytes_per_s == Approx(16e9));
+  for (int i = 4; i < 10; ++i) {
+    hw::DeviceSpec d = device;
+    d.name = "d" + std::to_string(i);
+    s.devices.push_back(d);
+    hw::LinkSpec l = hub_link;
+    l.name = "hub-" + d.name;
+    l.to = d.name;
+    if (i == 8) l.latency_s = 0.5e-6;
+    s.links.push_back(l);
+  }
+  for (const auto& [a, b] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"d0", "d7"}, {"d7", "d3"}, {"d3", "d9"}}) {
+    hw::LinkSpec l = wide;
+    l.name = std::string(a) + "-" + b;
+    l.from = a;
+    l.to = b;
+    s.links.push_back(l);
+  }
+  const hw::Topology t(s);
+  std::vector<std::string> devices;
+  for (int i = 0; i < 10; ++i) devices.push_back("d" + std::to_string(i));
+  const model::CollectiveGroup g(t, devices, s.runtime.collectives);
+  CHECK(g.ring() ==
+        std::vector<std::string>{"d0", "d7", "d3", "d9", "d8", "d1", "d2", "d4", "d5", "d6"});
+  // No hub link direction is crossed twice: the hub links bind.
+  CHECK(g.ring_bandwidth() == Approx(10e9).epsilon(kRel));
 }
 
 TEST_CASE("collective: one device costs nothing", "[collective]") {
