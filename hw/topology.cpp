@@ -43,11 +43,24 @@ struct RecordEdge : public boost::base_visitor<RecordEdge<Edge>> {
 
 using Edge = Topology::NodeGraph::edge_descriptor;
 
-// Every vertex's widest bottleneck bandwidth from `from` in the node graph (link j of
-// `bandwidth[j]`; 0: no chain of links reaches it): for each distinct link bandwidth, widest
-// first, one breadth-first search over the links of at least that bandwidth.
+// The links of at least `min` bandwidth: a filtered_graph predicate small enough to copy
+// freely (filtered_graph copies it into every edge iterator; a std::function over a lambda of
+// three references allocated on each copy).
+struct AtLeast {
+  const Topology::NodeGraph* graph = nullptr;
+  const std::vector<double>* bandwidth = nullptr;
+  double min = 0;
+  bool operator()(const Edge& e) const { return (*bandwidth)[(*graph)[e].link] >= min; }
+};
+using WideGraph = boost::filtered_graph<Topology::NodeGraph, AtLeast>;
+
+// The widest bottleneck bandwidth from `from` to the vertices of the node graph (link j of
+// `bandwidth[j]`; 0: not reached): for each distinct link bandwidth, widest first, one
+// breadth-first search over the links of at least that bandwidth, until `done(width)` holds
+// (a vertex's width is final once set).
+template <class Done>
 std::vector<double> widths_from(const Topology::NodeGraph& graph,
-                                const std::vector<double>& bandwidth, std::size_t from) {
+                                const std::vector<double>& bandwidth, std::size_t from, Done done) {
   const std::size_t n = boost::num_vertices(graph);
   std::vector<double> width(n, 0);
   width[from] = kInf;
@@ -56,9 +69,8 @@ std::vector<double> widths_from(const Topology::NodeGraph& graph,
   levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
   std::vector<boost::default_color_type> color(n);
   for (const double t : levels) {
-    auto wide = [&](const Edge& e) { return bandwidth[graph[e].link] >= t; };
-    const boost::filtered_graph<Topology::NodeGraph, std::function<bool(Edge)>> g(
-        graph, std::function<bool(Edge)>(wide));
+    if (done(width)) break;
+    const WideGraph g(graph, AtLeast{&graph, &bandwidth, t});
     std::fill(color.begin(), color.end(), boost::white_color);
     boost::breadth_first_search(g, from,
                                 boost::color_map(boost::make_iterator_property_map(
@@ -80,9 +92,7 @@ struct ShortestPaths {
 ShortestPaths shortest_from(const Topology::NodeGraph& graph, const std::vector<double>& bandwidth,
                             const std::vector<double>& latency, std::size_t from,
                             double min_bandwidth) {
-  auto wide = [&](const Edge& e) { return bandwidth[graph[e].link] >= min_bandwidth; };
-  const boost::filtered_graph<Topology::NodeGraph, std::function<bool(Edge)>> g(
-      graph, std::function<bool(Edge)>(wide));
+  const WideGraph g(graph, AtLeast{&graph, &bandwidth, min_bandwidth});
   const std::size_t n = boost::num_vertices(graph);
   ShortestPaths s{std::vector<HopsLatency>(n), std::vector<Edge>(n), std::vector<bool>(n, false)};
   auto weight = boost::make_function_property_map<Edge, HopsLatency>([&](const Edge& e) {
@@ -229,7 +239,8 @@ void Topology::throw_unconnected(const std::string& a, const std::string& b) con
 // The largest bandwidth t such that links of at least t join the two vertices (0: none do).
 double Topology::widest(std::size_t from, std::size_t to) const {
   if (from == to) return kInf;
-  return widths_from(graph_, local_bandwidth_, from)[to];
+  return widths_from(graph_, local_bandwidth_, from,
+                     [to](const std::vector<double>& width) { return width[to] != 0; })[to];
 }
 
 // The fewest-hops, then least-latency path over links of at least `min_bandwidth`.
@@ -270,7 +281,11 @@ std::size_t Topology::nearest(const std::string& from,
           fmt::format("Topology::nearest: {} and {} are not devices of one node", from, c));
     local.push_back(l);
   }
-  const std::vector<double> width = widths_from(graph_, local_bandwidth_, source);
+  // The widest level that reaches any candidate is the one that counts.
+  const std::vector<double> width =
+      widths_from(graph_, local_bandwidth_, source, [&](const std::vector<double>& w) {
+        return std::any_of(local.begin(), local.end(), [&](std::size_t l) { return w[l] != 0; });
+      });
   double best_width = 0;
   for (const std::size_t l : local) best_width = std::max(best_width, width[l]);
   if (!(best_width > 0)) throw_unconnected(from, candidates.front());
