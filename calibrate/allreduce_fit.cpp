@@ -73,6 +73,16 @@ bool held_out_index(std::size_t i) {
   return static_cast<int>(i) % kHoldOutEvery == kHoldOutEvery - 1;
 }
 
+// How many of `rows` rows held_out_index() leaves to train on.
+std::size_t training_rows(std::size_t rows) { return rows - rows / kHoldOutEvery; }
+
+// Throws UserError, prefixed by `where`, when `gpus` do not divide evenly over `nodes`.
+void require_even_split(const std::string& where, int gpus, int nodes) {
+  if (nodes < 1 || gpus % nodes != 0)
+    throw UserError(
+        fmt::format("{}: {} GPUs do not divide evenly over {} nodes", where, gpus, nodes));
+}
+
 // a and 1/B (or 1/N) fitted to rows whose time is steps a + x / B: `unit` costs a row with
 // a = 0 and the fitted bandwidth 1 B/s. Weighted least squares on relative error over the rows
 // not held out; a negative intercept is refitted through zero. `what` names the rows in errors.
@@ -84,8 +94,12 @@ struct LinearFit {
 template <class Unit>
 LinearFit fit_step_and_bandwidth(const std::string& dataset, const std::string& what,
                                  const std::vector<const AllReduceRow*>& rs, Unit unit) {
+  const std::size_t train_rows = training_rows(rs.size());
+  if (train_rows < kMinTrainingRows)
+    throw UserError(fmt::format(
+        "deepbench all-reduce: dataset '{}' has {} training rows of {}; at least {} are needed",
+        dataset, train_rows, what, kMinTrainingRows));
   double s11 = 0, s12 = 0, s22 = 0, b1 = 0, b2 = 0;
-  int train_rows = 0;
   for (std::size_t i = 0; i < rs.size(); ++i) {
     if (held_out_index(i)) continue;
     const model::CollectiveCost c = unit(*rs[i]);
@@ -96,12 +110,7 @@ LinearFit fit_step_and_bandwidth(const std::string& dataset, const std::string& 
     s22 += v * v;
     b1 += u;  // target: measured * w = 1
     b2 += v;
-    ++train_rows;
   }
-  if (train_rows < 3)
-    throw UserError(fmt::format(
-        "deepbench all-reduce: dataset '{}' has {} training rows of {}; at least 3 are needed",
-        dataset, train_rows, what));
   const double det = s11 * s22 - s12 * s12;
   LinearFit f;
   f.step_latency_s = det != 0 ? (b1 * s22 - b2 * s12) / det : 0;
@@ -171,9 +180,7 @@ bool fitted_allreduce_row(const AllReduceRow& r) {
 
 model::CollectiveCost star_ring_allreduce(int gpus, int nodes, double bytes,
                                           const StarMachine& machine) {
-  if (nodes < 1 || gpus % nodes != 0)
-    throw UserError(fmt::format("deepbench all-reduce: {} GPUs do not divide evenly over {} nodes",
-                                gpus, nodes));
+  require_even_split("deepbench all-reduce", gpus, nodes);
   const hw::SystemSpec s = star(nodes, gpus / nodes, machine);
   const hw::Topology t(s);
   const model::CollectiveGroup g(t, hw::data_parallel_devices(s, gpus), s.runtime.collectives);
@@ -190,9 +197,7 @@ std::vector<AllReduceFit> fit_allreduce(const std::vector<AllReduceRow>& rows) {
       ++not_fitted[r.dataset];
       continue;
     }
-    if (r.nodes > 1 && r.gpus % r.nodes != 0)
-      throw UserError(fmt::format("{}: n_gpus: {} GPUs do not divide evenly over {} nodes", r.where,
-                                  r.gpus, r.nodes));
+    require_even_split(r.where + ": n_gpus", r.gpus, r.nodes);
     (r.nodes == 1 ? one_node : multi_node)[r.dataset].push_back(&r);
   }
   std::vector<AllReduceFit> fits;
@@ -214,9 +219,7 @@ std::vector<AllReduceFit> fit_allreduce(const std::vector<AllReduceRow>& rows) {
     add_residuals(rs, {f.step_latency_s, f.hop_bytes_per_s, 0}, f.residuals, f.train, f.held_out);
     // Step 2: a and N over several nodes, B fixed; N = 1 B/s binds the ring.
     const std::vector<const AllReduceRow*>& ms = multi_node[dataset];
-    int multi_train = 0;
-    for (std::size_t i = 0; i < ms.size(); ++i) multi_train += held_out_index(i) ? 0 : 1;
-    if (multi_train < 3) {
+    if (training_rows(ms.size()) < kMinTrainingRows) {
       f.rows_not_fitted += static_cast<int>(ms.size());
     } else {
       const LinearFit net =

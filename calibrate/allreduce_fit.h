@@ -26,6 +26,7 @@
 // Not fitted: the MPI, OSU and Baidu ring rows (not NCCL), and the multi-node rows of a
 // dataset with fewer than 3 of them to train on; they are counted in the report, not costed.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,11 @@ struct AllReduceRow {
 // The most GPUs per node a row may have (DeepBench's machines have 8; an NVLink domain of 72 or
 // 576 fits): the star's ring search (CollectiveGroup) grows as the square of a node's GPUs.
 inline constexpr int kMaxGpusPerNode = 1024;
+
+// Training rows a fit of a step latency and a bandwidth needs: two unknowns and one row to
+// check them on. A dataset with fewer one-node NCCL rows is an error; a dataset's multi-node
+// NCCL rows, when fewer, are counted as not fitted and it gets no network fit.
+inline constexpr std::size_t kMinTrainingRows = 3;
 
 // The rows of deepbench_allreduce.csv. Throws UserError located at the row for a missing
 // column, a non-number, a non-positive time, size or GPU count, or more than kMaxGpusPerNode

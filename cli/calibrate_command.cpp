@@ -176,9 +176,9 @@ void run_allreduce(const std::string& dir, bool rows) {
   n.print(std::cout);
   if (!without.empty())
     std::cout << fmt::format(
-        "no network fit (fewer than 3 multi-node NCCL rows to train on; counted as not "
+        "no network fit (fewer than {} multi-node NCCL rows to train on; counted as not "
         "fitted): {}\n",
-        join(without, ", "));
+        calibrate::kMinTrainingRows, join(without, ", "));
   if (!rows) return;
   std::cout << "\nrows:\n";
   Table r({"where", "dataset", "algorithm", "gpus", "nodes", "bytes", "measured", "predicted",

@@ -138,13 +138,12 @@ std::vector<std::size_t> best_node_ring(const hw::Topology& topology,
   // fewest hops, then the least latency, then file order.
   std::vector<std::size_t> ring{0};
   std::vector<std::size_t> left(order.begin() + 1, order.end());
-  std::vector<std::string> candidates;
+  std::vector<std::string> candidates(names.begin() + 1, names.end());  // names[left[i]]
   while (!left.empty()) {
-    candidates.clear();
-    for (const std::size_t i : left) candidates.push_back(names[i]);
     const std::size_t k = topology.nearest(names[ring.back()], candidates);
     ring.push_back(left[k]);
     left.erase(left.begin() + static_cast<long>(k));
+    candidates.erase(candidates.begin() + static_cast<long>(k));
   }
   return ring;
 }

@@ -118,6 +118,25 @@ TEST_CASE("allreduce fit: too few multi-node rows are counted, not fitted",
   CHECK(fits[0].residuals.size() == 12);
 }
 
+TEST_CASE("allreduce fit: the network is fitted from kMinTrainingRows multi-node rows up",
+          "[calibrate][allreduce]") {
+  // The toy's 8 multi-node rows cut to k: k rows train when k < kHoldOutEvery (nothing held
+  // out), so kMinTrainingRows rows fit and one fewer does not.
+  const std::vector<AllReduceRow> all = toy_rows(7e-6, 5.5e9, 12e-6, 3.5e9);
+  for (const std::size_t k : {kMinTrainingRows - 1, kMinTrainingRows}) {
+    INFO(k << " multi-node rows");
+    const std::vector<AllReduceRow> rows(all.begin(), all.begin() + 12 + static_cast<long>(k));
+    const auto fits = fit_allreduce(rows);
+    REQUIRE(fits.size() == 1);
+    CHECK(fits[0].network.has_value() == (k >= kMinTrainingRows));
+    CHECK(fits[0].rows_not_fitted == (k >= kMinTrainingRows ? 0 : static_cast<int>(k)));
+    if (fits[0].network) {
+      CHECK(fits[0].network->train.count == static_cast<int>(k));
+      CHECK(fits[0].network->bytes_per_s == Approx(3.5e9).epsilon(1e-6));
+    }
+  }
+}
+
 TEST_CASE("allreduce fit: a network faster than the hop cannot be fitted",
           "[calibrate][allreduce]") {
   // Multi-node rows faster than the one-node hop allows: the network does not bind them.
