@@ -3,10 +3,8 @@
 
 #include "calibrate/allreduce_fit.h"
 
-#include <algorithm>
 #include <catch2/catch.hpp>
 #include <initializer_list>
-#include <iterator>
 #include <utility>
 
 #include "hw/system_loader.h"
@@ -162,62 +160,6 @@ TEST_CASE("allreduce fit: DeepBench's P100 PCIe runs, held out", "[calibrate][al
   // as printed to 0.1 us.
   const double default_step = hw::load_system("minsky").runtime.collectives.step_latency_s;
   CHECK(default_step == Approx(p100.step_latency_s).margin(0.05e-6));
-}
-
-TEST_CASE(
-    "allreduce fit: every dataset's figures are the ones docs/calibration-collectives.md quotes",
-    "[calibrate][allreduce]") {
-  // docs/calibration-collectives.md: held-out median and 90th percentile of |error| (printed to
-  // 0.1%), step latency (0.1 us) and hop bandwidth (0.01 GB/s).
-  // A change in a fit changes the table in the same commit.
-  struct Quoted {
-    const char* dataset;
-    double median, p90, step_us, hop_gb;
-  };
-  const Quoted quoted[] = {
-      {"P100_baidu_2018", 3.8, 14.7, 9.2, 5.75},
-      {"P100_baidu_2017-05", 23.6, 41.4, 7.8, 9.54},
-      {"TitanXPascal", 7.7, 16.8, 6.7, 10.92},
-      {"1080Ti", 7.2, 17.1, 6.5, 10.80},
-      {"M40", 2.5, 9.9, 11.0, 5.93},
-      {"TitanX_Maxwell", 3.2, 9.5, 11.2, 6.03},
-  };
-  const auto fits = fit_allreduce(read_deepbench_allreduce(kAllReduce));
-  REQUIRE(fits.size() == std::size(quoted));
-  for (const Quoted& q : quoted) {
-    INFO(q.dataset);
-    const auto it = std::find_if(fits.begin(), fits.end(),
-                                 [&](const AllReduceFit& f) { return f.dataset == q.dataset; });
-    REQUIRE(it != fits.end());
-    CHECK(100 * it->held_out.median_abs == Approx(q.median).margin(0.05));
-    CHECK(100 * it->held_out.p90_abs == Approx(q.p90).margin(0.05));
-    CHECK(1e6 * it->step_latency_s == Approx(q.step_us).margin(0.05));
-    CHECK(it->hop_bytes_per_s / 1e9 == Approx(q.hop_gb).margin(0.005));
-  }
-  // Its second table: the multi-node fits (held-out median and p90 0 where none is held out).
-  struct QuotedNetwork {
-    const char* dataset;
-    double median, p90, step_us, network_gb;
-  };
-  const QuotedNetwork networks[] = {
-      {"P100_baidu_2018", 0, 0, 5.7, 2.58},    {"TitanXPascal", 6.2, 8.5, 11.7, 5.75},
-      {"1080Ti", 7.4, 12.3, 11.5, 5.29},       {"M40", 4.7, 5.4, 9.4, 4.29},
-      {"TitanX_Maxwell", 3.5, 3.5, 8.9, 4.28},
-  };
-  int with_network = 0;
-  for (const AllReduceFit& f : fits) with_network += f.network ? 1 : 0;
-  CHECK(with_network == static_cast<int>(std::size(networks)));
-  for (const QuotedNetwork& q : networks) {
-    INFO(q.dataset);
-    const auto it = std::find_if(fits.begin(), fits.end(),
-                                 [&](const AllReduceFit& f) { return f.dataset == q.dataset; });
-    REQUIRE(it != fits.end());
-    REQUIRE(it->network);
-    CHECK(100 * it->network->held_out.median_abs == Approx(q.median).margin(0.05));
-    CHECK(100 * it->network->held_out.p90_abs == Approx(q.p90).margin(0.05));
-    CHECK(1e6 * it->network->step_latency_s == Approx(q.step_us).margin(0.05));
-    CHECK(it->network->bytes_per_s / 1e9 == Approx(q.network_gb).margin(0.005));
-  }
 }
 
 TEST_CASE("allreduce fit: bad rows are located errors", "[calibrate][allreduce]") {
