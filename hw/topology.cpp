@@ -11,6 +11,7 @@
 #include <climits>
 #include <functional>
 #include <limits>
+#include <numeric>
 
 #include "hw/units.h"
 #include "util/error.h"
@@ -60,13 +61,11 @@ using WideGraph = boost::filtered_graph<Topology::NodeGraph, AtLeast>;
 // (a vertex's width is final once set).
 template <class Done>
 std::vector<double> widths_from(const Topology::NodeGraph& graph,
-                                const std::vector<double>& bandwidth, std::size_t from, Done done) {
+                                const std::vector<double>& bandwidth,
+                                const std::vector<double>& levels, std::size_t from, Done done) {
   const std::size_t n = boost::num_vertices(graph);
   std::vector<double> width(n, 0);
   width[from] = kInf;
-  std::vector<double> levels = bandwidth;
-  std::sort(levels.begin(), levels.end(), std::greater<>());
-  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
   std::vector<boost::default_color_type> color(n);
   for (const double t : levels) {
     if (done(width)) break;
@@ -165,6 +164,10 @@ Topology::Topology(const SystemSpec& system)
     local_bandwidth_.push_back(specs[j].spec->p2p_bandwidth());
     local_latency_.push_back(specs[j].spec->latency_s);
   }
+  bandwidth_levels_ = local_bandwidth_;
+  std::sort(bandwidth_levels_.begin(), bandwidth_levels_.end(), std::greater<>());
+  bandwidth_levels_.erase(std::unique(bandwidth_levels_.begin(), bandwidth_levels_.end()),
+                          bandwidth_levels_.end());
   component_.assign(local_names_.size(), 0);
   boost::connected_components(graph_, component_.data());
 
@@ -239,7 +242,7 @@ void Topology::throw_unconnected(const std::string& a, const std::string& b) con
 // The largest bandwidth t such that links of at least t join the two vertices (0: none do).
 double Topology::widest(std::size_t from, std::size_t to) const {
   if (from == to) return kInf;
-  return widths_from(graph_, local_bandwidth_, from,
+  return widths_from(graph_, local_bandwidth_, bandwidth_levels_, from,
                      [to](const std::vector<double>& width) { return width[to] != 0; })[to];
 }
 
@@ -269,34 +272,65 @@ Topology::LocalPath Topology::shortest_within(std::size_t from, std::size_t to,
   return p;
 }
 
-std::size_t Topology::nearest(const std::string& from,
-                              const std::vector<std::string>& candidates) const {
-  if (candidates.empty()) throw InternalError("Topology::nearest: no candidates");
-  const auto [node, source] = locate(index_of(from));
+std::vector<std::size_t> Topology::node_locals(const std::string& from,
+                                               const std::vector<std::string>& names) const {
+  const int node = locate(index_of(from)).first;
   std::vector<std::size_t> local;
-  for (const std::string& c : candidates) {
+  for (const std::string& c : names) {
     const auto [n, l] = locate(index_of(c));
     if (n != node || node < 0)
       throw InternalError(
           fmt::format("Topology::nearest: {} and {} are not devices of one node", from, c));
     local.push_back(l);
   }
+  return local;
+}
+
+std::size_t Topology::nearest_local(std::size_t source,
+                                    const std::vector<std::size_t>& local) const {
   // The widest level that reaches any candidate is the one that counts.
-  const std::vector<double> width =
-      widths_from(graph_, local_bandwidth_, source, [&](const std::vector<double>& w) {
+  const std::vector<double> width = widths_from(
+      graph_, local_bandwidth_, bandwidth_levels_, source, [&](const std::vector<double>& w) {
         return std::any_of(local.begin(), local.end(), [&](std::size_t l) { return w[l] != 0; });
       });
   double best_width = 0;
   for (const std::size_t l : local) best_width = std::max(best_width, width[l]);
-  if (!(best_width > 0)) throw_unconnected(from, candidates.front());
+  if (!(best_width > 0)) return local.size();
   const ShortestPaths s =
       shortest_from(graph_, local_bandwidth_, local_latency_, source, best_width);
-  std::size_t best = candidates.size();
+  std::size_t best = local.size();
   for (std::size_t i = 0; i < local.size(); ++i) {
     if (width[local[i]] != best_width) continue;
-    if (best == candidates.size() || s.distance[local[i]] < s.distance[local[best]]) best = i;
+    if (best == local.size() || s.distance[local[i]] < s.distance[local[best]]) best = i;
   }
   return best;
+}
+
+std::size_t Topology::nearest(const std::string& from,
+                              const std::vector<std::string>& candidates) const {
+  if (candidates.empty()) throw InternalError("Topology::nearest: no candidates");
+  const std::vector<std::size_t> local = node_locals(from, candidates);
+  const std::size_t best = nearest_local(locate(index_of(from)).second, local);
+  if (best == local.size()) throw_unconnected(from, candidates.front());
+  return best;
+}
+
+std::vector<std::size_t> Topology::nearest_chain(const std::vector<std::string>& devices) const {
+  std::vector<std::size_t> chain;
+  if (devices.empty()) return chain;
+  const std::vector<std::size_t> local = node_locals(devices.front(), devices);
+  chain.push_back(0);
+  std::vector<std::size_t> left(devices.size() - 1), left_local(devices.size() - 1);
+  std::iota(left.begin(), left.end(), 1);
+  std::copy(local.begin() + 1, local.end(), left_local.begin());
+  while (!left.empty()) {
+    const std::size_t k = nearest_local(local[chain.back()], left_local);
+    if (k == left.size()) throw_unconnected(devices[chain.back()], devices[left.front()]);
+    chain.push_back(left[k]);
+    left.erase(left.begin() + static_cast<long>(k));
+    left_local.erase(left_local.begin() + static_cast<long>(k));
+  }
+  return chain;
 }
 
 const Topology::LocalPath& Topology::local_path(std::size_t from, std::size_t to,

@@ -100,6 +100,11 @@ class Topology {
   // A candidate no chain of links reaches is never chosen. Throws UserError when none is
   // reached, InternalError when there are no candidates or they are not all on from's node.
   std::size_t nearest(const std::string& from, const std::vector<std::string>& candidates) const;
+  // A greedy ring of `devices` (one node's): devices[0], then repeatedly the nearest (as
+  // nearest() chooses) of those not yet placed; as indices into `devices`. Names are resolved
+  // once, so a chain of n devices costs n pairs of searches and no name lookups per step.
+  // Throws as nearest() does.
+  std::vector<std::size_t> nearest_chain(const std::vector<std::string>& devices) const;
 
   // For a link without a measured p2p bandwidth, the assumption a result that uses it lists,
   // the same for every link of its model ("InfiniBand EDR 4x links: p2p not measured; transfers
@@ -135,6 +140,13 @@ class Topology {
     std::map<std::tuple<std::size_t, std::size_t, bool>, LocalPath> paths;
   };
   double widest(std::size_t from, std::size_t to) const;
+  // nearest() on local vertices: the index into `local` of the one chosen, local.size() when no
+  // chain of links reaches any of them.
+  std::size_t nearest_local(std::size_t from, const std::vector<std::size_t>& local) const;
+  // The local vertices of `names`, which must all be devices of from's node (InternalError
+  // otherwise, naming `from` and the stray one).
+  std::vector<std::size_t> node_locals(const std::string& from,
+                                       const std::vector<std::string>& names) const;
   LocalPath shortest_within(std::size_t from, std::size_t to, double min_bandwidth) const;
   // The cached node-graph path between two local vertices, inside one node (`across` false) or
   // from the first node to the fabric and on into another (`across` true).
@@ -158,6 +170,7 @@ class Topology {
 
   std::vector<double> local_bandwidth_;  // per local link, per direction (p2p or nominal)
   std::vector<double> local_latency_;
+  std::vector<double> bandwidth_levels_;  // the distinct local_bandwidth_, widest first
   std::unique_ptr<PathCache> cache_ = std::make_unique<PathCache>();
 };
 

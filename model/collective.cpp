@@ -134,18 +134,9 @@ std::vector<std::size_t> best_node_ring(const hw::Topology& topology,
     } while (std::next_permutation(order.begin() + 1, order.end()));
     return best;
   }
-  // Nearest next (hw::Topology::nearest): the widest path from the last device placed, then the
-  // fewest hops, then the least latency, then file order.
-  std::vector<std::size_t> ring{0};
-  std::vector<std::size_t> left(order.begin() + 1, order.end());
-  std::vector<std::string> candidates(names.begin() + 1, names.end());  // names[left[i]]
-  while (!left.empty()) {
-    const std::size_t k = topology.nearest(names[ring.back()], candidates);
-    ring.push_back(left[k]);
-    left.erase(left.begin() + static_cast<long>(k));
-    candidates.erase(candidates.begin() + static_cast<long>(k));
-  }
-  return ring;
+  // Nearest next (hw::Topology::nearest_chain): the widest path from the last device placed,
+  // then the fewest hops, then the least latency, then file order.
+  return topology.nearest_chain(names);
 }
 
 // NCCL's binary tree over ranks 0..n-1 (rank 0 the root, with one child): the parent of r.

@@ -4,6 +4,7 @@
 #include "hw/topology.h"
 
 #include <catch2/catch.hpp>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,39 @@ TEST_CASE("topology: nearest is the candidate path() reaches widest, then in few
   CHECK(apart.nearest("a", {"host", "b"}) == 1);
   CHECK_THROWS_WITH(apart.nearest("a", {"host"}), Contains("no chain of links joins a and host"));
   CHECK_THROWS_AS(two.nearest("n0.g0", {}), InternalError);
+}
+
+TEST_CASE("topology: nearest_chain places the nearest of the devices left, step by step",
+          "[hw][topology][catalog]") {
+  // The chain by hand: from each device placed, nearest_by_paths among those left (file order).
+  int chains = 0;
+  for (const char* name : {"minsky", "dgx1-p100", "dgx1-cluster"}) {
+    INFO(name);
+    const hw::SystemSpec s = hw::load_system(name);
+    const hw::Topology t(s);
+    std::vector<std::string> node;
+    for (const hw::DeviceSpec& d : s.devices)
+      if (d.model == s.device(s.default_device).model)
+        node.push_back(hw::vertex_name(s.nodes, 0, d.name));
+    REQUIRE(node.size() >= 4);
+    std::vector<std::size_t> expected{0}, left(node.size() - 1);
+    std::iota(left.begin(), left.end(), 1);
+    while (!left.empty()) {
+      std::vector<std::string> candidates;
+      for (const std::size_t i : left) candidates.push_back(node[i]);
+      const std::size_t k = nearest_by_paths(t, node[expected.back()], candidates);
+      expected.push_back(left[k]);
+      left.erase(left.begin() + static_cast<long>(k));
+    }
+    CHECK(t.nearest_chain(node) == expected);
+    ++chains;
+  }
+  CHECK(chains == 3);
+  // A device no link reaches from the chain's end: the located error nearest() gives.
+  const hw::Topology apart(toy("wide_or_short.yaml"));
+  CHECK_THROWS_WITH(apart.nearest_chain({"a", "host"}),
+                    Contains("no chain of links joins a and host"));
+  CHECK(apart.nearest_chain({}).empty());
 }
 
 TEST_CASE("topology: devices without a chain of links are a located error", "[hw][topology]") {
