@@ -24,7 +24,8 @@
 // error.
 //
 // Not fitted: the MPI, OSU and Baidu ring rows (not NCCL), and the multi-node rows of a
-// dataset with fewer than 3 of them to train on; they are counted in the report, not costed.
+// dataset with fewer than kMinTrainingRows of them to train on; they are counted in the report,
+// not costed.
 
 #include <cstddef>
 #include <optional>
@@ -98,14 +99,14 @@ struct AllReduceFit {
   double hop_bytes_per_s = 0;
   ErrorStats train;
   ErrorStats held_out;
-  std::optional<NetworkFit> network;  // absent: fewer than 3 multi-node rows to train on
+  std::optional<NetworkFit> network;  // absent: < kMinTrainingRows multi-node rows to train
   int rows_not_fitted = 0;            // non-NCCL rows; multi-node rows when `network` is absent
   std::vector<AllReduceResidual> residuals;  // one-node rows, then multi-node rows
 };
 
 // One fit per dataset with one-node rows, in order of first appearance. Throws UserError
-// naming the dataset when it has fewer than 3 one-node training rows, a fitted bandwidth is not
-// positive, or the network's is not below the hop's.
+// naming the dataset when it has fewer than kMinTrainingRows one-node training rows, a fitted
+// bandwidth is not positive, or the network's is not below the hop's.
 std::vector<AllReduceFit> fit_allreduce(const std::vector<AllReduceRow>& rows);
 
 }  // namespace amdahl::calibrate

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""The validation figures README.md's "Current numbers" quotes are what `amdahl validate` prints.
+"""The figures README.md's "Current numbers" quotes are what `amdahl validate` and
+`amdahl calibrate allreduce` print.
 
 usage: figures_test.py AMDAHL SOURCE SHARED
 
-Each claim names a README row (by its start), the command docs/validation.md gives for it and
-the groups of validate's "|error| by group" table whose median / p90 the row quotes, in order.
-The whole outputs are pinned in docs/validation.md (tests/cli/doc_output_test.py); this test
-ties the summary table to them. A figure that moves fails here until the README row follows.
+Each claim names a README row (by its start), the command the docs give for it and the named
+figures of its output the row quotes as "median / p90", in order: a group of validate's
+"|error| by group" table, or an all-reduce fit's held-out or training figures. The whole
+outputs are pinned in docs/validation.md and docs/calibration-collectives.md
+(tests/cli/doc_output_test.py); this test ties the summary table to them. A figure that moves
+fails here until the README row follows.
 """
 
 import os
@@ -18,21 +21,40 @@ H200_STEPS = "validate --measured ../shared/data/h200/networks/steps.csv --syste
 CPU_CASE = ("validate --measured validate/cases/cpu-this-machine-2026-11-30{}.csv "
             "--system calibrate/examples/cpu-example.yaml")
 CPU_ROW = "| End-to-end validation, PyTorch 1.13"
+ALLREDUCE = "calibrate allreduce --dir ../shared/data/deepbench"
 CLAIMS = [  # the CPU row quotes three sets in order: 10:40Z, 10:46Z, 10:44Z in one process
     (CPU_ROW, CPU_CASE.format("T1040Z"), ["all"]),
     (CPU_ROW, CPU_CASE.format("T1046Z"), ["all"]),
     (CPU_ROW, CPU_CASE.format("T1044Z-shared"), ["all"]),
     ("| validation on a GPU: 52 measured", H200_STEPS, ["all", "precision fp32", "precision bf16"]),
     ("| H200 steps at batch <= 16", H200_STEPS, ["batch <= 16"]),
+    ("| DeepBench all-reduce (one node", ALLREDUCE,
+     [f"one node {d} held out" for d in ("P100_baidu_2018", "TitanXPascal", "1080Ti", "M40",
+                                         "TitanX_Maxwell", "P100_baidu_2017-05")]),
+    ("| DeepBench all-reduce over 2 and 4 nodes", ALLREDUCE,
+     [f"nodes {d} held out" for d in ("TitanXPascal", "1080Ti", "M40", "TitanX_Maxwell")] +
+     ["nodes P100_baidu_2018 train"]),
 ]
 GROUP_ROW = re.compile(r"^(.*?)\s+(\d+)\s+(\d+\.\d%)\s+(\d+\.\d%)$")
+FIGURE = re.compile(r"\d+\.\d% / \d+\.\d%")
+NODES_TABLE = "over several nodes"  # starts calibrate allreduce's multi-node table
 
 
-def groups(output):
-    """{group: "median / p90"} from validate's "|error| by group" table."""
-    table = output.split("|error| by group:")[1]
-    return {m.group(1): f"{m.group(3)} / {m.group(4)}"
-            for m in map(GROUP_ROW.match, table.splitlines()) if m}
+def figures(output):
+    """{name: "median / p90"}: validate's "|error| by group" rows by group; calibrate
+    allreduce's rows as "one node DATASET" or "nodes DATASET", then "train" or "held out"."""
+    if "|error| by group:" in output:
+        table = output.split("|error| by group:")[1]
+        return {m.group(1): f"{m.group(3)} / {m.group(4)}"
+                for m in map(GROUP_ROW.match, table.splitlines()) if m}
+    found = {}
+    for where, table in zip(("one node", "nodes"), output.split(NODES_TABLE)):
+        for line in table.splitlines():
+            quoted = FIGURE.findall(line)
+            if quoted:  # train, then held out when the dataset has held-out rows
+                for kind, figure in zip(("train", "held out"), quoted):
+                    found[f"{where} {line.split()[0]} {kind}"] = figure
+    return found
 
 
 def main(amdahl, source, shared):
@@ -50,11 +72,16 @@ def main(amdahl, source, shared):
             print(f"README.md: {len(rows)} rows start with '{row_start}', expected 1")
             failures += 1
             continue
-        found = groups(outputs[command])
-        figures = [found[name] for name in names]
+        found = figures(outputs[command])
+        missing = [name for name in names if name not in found]
+        if missing:
+            print(f"`amdahl {command}` prints no figure for {', '.join(missing)}")
+            failures += 1
+            continue
+        quoted = [found[name] for name in names]
         # The figures in order, each once: "a / b ... c / d".
-        if not re.search(".*".join(re.escape(f) for f in figures), rows[0]):
-            print(f"README.md: the row '{row_start}...' does not quote {', '.join(figures)} "
+        if not re.search(".*".join(re.escape(f) for f in quoted), rows[0]):
+            print(f"README.md: the row '{row_start}...' does not quote {', '.join(quoted)} "
                   f"({', '.join(names)}) in that order, which `amdahl {command}` prints:\n"
                   f"  {rows[0]}")
             failures += 1
