@@ -272,18 +272,18 @@ Topology::LocalPath Topology::shortest_within(std::size_t from, std::size_t to,
   return p;
 }
 
-std::vector<std::size_t> Topology::node_locals(const std::string& from,
-                                               const std::vector<std::string>& names) const {
-  const int node = locate(index_of(from)).first;
-  std::vector<std::size_t> local;
+Topology::NodeLocals Topology::node_locals(const std::string& from,
+                                           const std::vector<std::string>& names) const {
+  const auto [node, source] = locate(index_of(from));
+  NodeLocals locals{source, {}};
   for (const std::string& c : names) {
     const auto [n, l] = locate(index_of(c));
     if (n != node || node < 0)
       throw InternalError(
           fmt::format("Topology::nearest: {} and {} are not devices of one node", from, c));
-    local.push_back(l);
+    locals.names.push_back(l);
   }
-  return local;
+  return locals;
 }
 
 std::size_t Topology::nearest_local(std::size_t source,
@@ -309,16 +309,16 @@ std::size_t Topology::nearest_local(std::size_t source,
 std::size_t Topology::nearest(const std::string& from,
                               const std::vector<std::string>& candidates) const {
   if (candidates.empty()) throw InternalError("Topology::nearest: no candidates");
-  const std::vector<std::size_t> local = node_locals(from, candidates);
-  const std::size_t best = nearest_local(locate(index_of(from)).second, local);
-  if (best == local.size()) throw_unconnected(from, candidates.front());
+  const NodeLocals locals = node_locals(from, candidates);
+  const std::size_t best = nearest_local(locals.from, locals.names);
+  if (best == locals.names.size()) throw_unconnected(from, candidates.front());
   return best;
 }
 
 std::vector<std::size_t> Topology::nearest_chain(const std::vector<std::string>& devices) const {
   std::vector<std::size_t> chain;
   if (devices.empty()) return chain;
-  const std::vector<std::size_t> local = node_locals(devices.front(), devices);
+  const std::vector<std::size_t> local = node_locals(devices.front(), devices).names;
   chain.push_back(0);
   std::vector<std::size_t> left(devices.size() - 1), left_local(devices.size() - 1);
   std::iota(left.begin(), left.end(), 1);

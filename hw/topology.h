@@ -143,10 +143,13 @@ class Topology {
   // nearest() on local vertices: the index into `local` of the one chosen, local.size() when no
   // chain of links reaches any of them.
   std::size_t nearest_local(std::size_t from, const std::vector<std::size_t>& local) const;
-  // The local vertices of `names`, which must all be devices of from's node (InternalError
-  // otherwise, naming `from` and the stray one).
-  std::vector<std::size_t> node_locals(const std::string& from,
-                                       const std::vector<std::string>& names) const;
+  // The local vertices of `from` and of `names`, which must all be devices of from's node
+  // (InternalError otherwise, naming `from` and the stray one).
+  struct NodeLocals {
+    std::size_t from;
+    std::vector<std::size_t> names;
+  };
+  NodeLocals node_locals(const std::string& from, const std::vector<std::string>& names) const;
   LocalPath shortest_within(std::size_t from, std::size_t to, double min_bandwidth) const;
   // The cached node-graph path between two local vertices, inside one node (`across` false) or
   // from the first node to the fabric and on into another (`across` true).

@@ -6,11 +6,14 @@
 
 #include "calibrate/profile_writer.h"
 #include "hw/system_loader.h"
+#include "scratch_dir.h"
 #include "util/error.h"
 
 using namespace amdahl;
 using namespace amdahl::calibrate;
 namespace fs = std::filesystem;
+
+using amdahl::test::scratch_file;
 
 namespace {
 // tests/fixtures/calibrate/cudabench-link.csv: exact curves (its header), 33 sizes 4 KiB .. 256
@@ -99,10 +102,9 @@ TEST_CASE("the calibrated link keeps its nominal bandwidth and loads", "[calibra
   const std::string text = render_calibrated_link(kLink, curves, "synthetic");
   // The assumption's line is replaced, not kept beside the measured one.
   CHECK(text.find("ASSUMPTION") == std::string::npos);
-  const fs::path path = fs::temp_directory_path() / "amdahl_link_fit_test.yaml";
+  const std::string path = scratch_file("link_fit_test.yaml");
   std::ofstream(path) << text;
-  const hw::LinkSpec link = hw::load_link_file(path.string());
-  fs::remove(path);
+  const hw::LinkSpec link = hw::load_link_file(path);
   CHECK(link.bandwidth_bytes_per_s == Approx(63e9));
   CHECK(link.latency_s == Approx((8e-6 + 9e-6) / 2).epsilon(1e-3));  // the pinned copies' mean
   CHECK(link.h2d_pinned == Approx(50e9).epsilon(1e-3));

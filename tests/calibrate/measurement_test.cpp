@@ -4,15 +4,18 @@
 #include <filesystem>
 #include <fstream>
 
+#include "scratch_dir.h"
 #include "util/error.h"
 
 using namespace amdahl::calibrate;
 
+using amdahl::test::scratch_file;
+
 namespace {
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
+  const std::string path = scratch_file(name);
   std::ofstream(path) << text;
-  return path.string();
+  return path;
 }
 }  // namespace
 
@@ -27,7 +30,7 @@ TEST_CASE("measurement CSV round-trips with its provenance", "[calibrate]") {
                       4.0 * (64 * 16 + 16 * 32 + 64 * 32),
                       1.5e-6,
                       10});
-  const auto path = (std::filesystem::temp_directory_path() / "amdahl_meas.csv").string();
+  const auto path = scratch_file("meas.csv");
   write_measurements(set, path);
   const MeasurementSet back = read_measurements(path);
   REQUIRE(back.rows.size() == 1);

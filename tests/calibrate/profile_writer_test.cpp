@@ -5,11 +5,14 @@
 #include <fstream>
 
 #include "hw/system_loader.h"
+#include "scratch_dir.h"
 #include "util/error.h"
 
 using namespace amdahl;
 using namespace amdahl::calibrate;
 namespace fs = std::filesystem;
+
+using amdahl::test::scratch_file;
 
 namespace {
 const std::string kBase =
@@ -53,7 +56,7 @@ TEST_CASE("a calibrated device keeps the base, replaces fitted entries and is st
   // Calibrating the calibrated file again gives the same text (the shipped file reproduces).
   CHECK(render_calibrated_device(once, {gemm_fit()}, {"fit"}, "test data") == once);
 
-  const auto path = (fs::temp_directory_path() / "amdahl_writer_test.yaml").string();
+  const auto path = scratch_file("writer_test.yaml");
   write_file_atomically(path, once, [](const std::string& tmp) { hw::load_device_file(tmp); });
   const hw::DeviceSpec d = hw::load_device_file(path);
   CHECK(d.calibrated);
@@ -81,7 +84,7 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
                   "tile_choice: waste, winograd: 2.4, winograd_algorithm: true, strided_work: "
                   "0.48, as_forward: 1.064, split_k: 0.517, memory_in_series: true, "
                   "unblocked: true") != std::string::npos);
-  const auto path = (fs::temp_directory_path() / "amdahl_writer_family_test.yaml").string();
+  const auto path = scratch_file("writer_family_test.yaml");
   write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
   const hw::ClassEfficiency e = hw::load_device_file(path).efficiency.at(hw::entry("conv"));
   CHECK(e.gemm.tile_m == 128);
@@ -115,7 +118,7 @@ TEST_CASE("a cache term is written and read back", "[calibrate][writer]") {
   const std::string text = render_calibrated_device(kBase, {f}, {"fit"}, "test data");
   CHECK(text.find("elementwise: {compute: 0.5, memory: 0.95, latency: 1.2 us, cache_boost: 4.447, "
                   "cache_bytes: 6113812 B") != std::string::npos);
-  const auto path = (fs::temp_directory_path() / "amdahl_writer_cache_test.yaml").string();
+  const auto path = scratch_file("writer_cache_test.yaml");
   write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
   const hw::DeviceSpec d = hw::load_device_file(path);
   CHECK(d.efficiency.at(hw::entry("elementwise")).traffic.cache_boost == Approx(4.447));
@@ -126,7 +129,7 @@ TEST_CASE("a cache term is written and read back", "[calibrate][writer]") {
 }
 
 TEST_CASE("a profile that fails validation is never written", "[calibrate][writer]") {
-  const auto path = (fs::temp_directory_path() / "amdahl_writer_keep.yaml").string();
+  const auto path = scratch_file("writer_keep.yaml");
   std::ofstream(path) << "old contents\n";
   CHECK_THROWS_AS(write_file_atomically(path, "name: [broken\n",
                                         [](const std::string& tmp) { hw::load_device_file(tmp); }),
@@ -135,15 +138,14 @@ TEST_CASE("a profile that fails validation is never written", "[calibrate][write
   std::string line;
   std::getline(in, line);
   CHECK(line == "old contents");
-  for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
-    CHECK(e.path().filename().string().find(".amdahl_writer_keep.tmp") == std::string::npos);
+  for (const auto& e : fs::directory_iterator(amdahl::test::scratch_dir()))
+    CHECK(e.path().filename().string().find(".writer_keep.tmp") == std::string::npos);
 }
 
 TEST_CASE("files written together: one that fails validation leaves every target as it was",
           "[calibrate][writer]") {
-  const auto dir = fs::temp_directory_path();
-  const auto device = (dir / "amdahl_writer_pair_device.yaml").string();
-  const auto link = (dir / "amdahl_writer_pair_link.yaml").string();
+  const auto device = scratch_file("writer_pair_device.yaml");
+  const auto link = scratch_file("writer_pair_link.yaml");
   std::ofstream(device) << "old device\n";
   std::ofstream(link) << "old link\n";
   const auto first_line = [](const std::string& path) {
@@ -159,8 +161,8 @@ TEST_CASE("files written together: one that fails validation leaves every target
       "link: bad");
   CHECK(first_line(device) == "old device");  // validated first, never renamed
   CHECK(first_line(link) == "old link");
-  for (const auto& e : fs::directory_iterator(dir))
-    CHECK(e.path().filename().string().find(".amdahl_writer_pair_") == std::string::npos);
+  for (const auto& e : fs::directory_iterator(amdahl::test::scratch_dir()))
+    CHECK(e.path().filename().string().find(".writer_pair_") == std::string::npos);
   write_files_atomically({{device, "new device\n", accept}, {link, "new link\n", accept}});
   CHECK(first_line(device) == "new device");
   CHECK(first_line(link) == "new link");

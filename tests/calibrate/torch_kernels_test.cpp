@@ -10,11 +10,14 @@
 #include "calibrate/calibration.h"
 #include "calibrate/call_overhead.h"
 #include "model/efficiency.h"
+#include "scratch_dir.h"
 #include "util/error.h"
 
 using namespace amdahl;
 using namespace amdahl::calibrate;
 namespace fs = std::filesystem;
+
+using amdahl::test::scratch_file;
 
 namespace {
 const std::string kH200 = std::string(AMDAHL_SHARED_DIR) + "/data/h200";
@@ -33,7 +36,7 @@ const Measurement& find(const MeasurementSet& set, const std::string& bench,
 
 // A copy of shared/data/h200 with `file` replaced by `text`, in a fresh folder.
 std::string altered(const std::string& name, const std::string& file, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / ("amdahl_torch_kernels_" + name);
+  const fs::path dir = scratch_file("torch_kernels_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir / "kernels");
   fs::copy_file(kH200 + "/info.json", dir / "info.json");

@@ -12,12 +12,15 @@
 
 #include "graphs/lower.h"
 #include "onnx_model_builder.h"
+#include "scratch_dir.h"
 #include "util/error.h"
 
 using namespace amdahl;
 using namespace amdahl::graphs;
 using namespace amdahl::graphs::test;
 using Catch::Matchers::Contains;
+
+using amdahl::test::scratch_file;
 
 namespace {
 
@@ -87,17 +90,15 @@ TEST_CASE("bad ONNX input is a one-line error", "[onnx]") {
     }
     return std::string("no error");
   };
-  const auto dir = std::filesystem::temp_directory_path();
-
   SECTION("not ONNX") {
-    const auto path = (dir / "amdahl_not_onnx.onnx").string();
+    const auto path = scratch_file("not_onnx.onnx");
     std::ofstream(path) << "name: resnet\nlayers: []\n";
     CHECK_THAT(error_of(path, {}), Contains("not an ONNX model"));
   }
   SECTION("truncated") {
     std::string bytes;
     mlp_with_shape_subgraph().model.SerializeToString(&bytes);
-    const auto path = (dir / "amdahl_truncated.onnx").string();
+    const auto path = scratch_file("truncated.onnx");
     std::ofstream(path, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
     CHECK_THAT(error_of(path, {{"batch", 1}, {"seq", 1}}), Contains("not an ONNX model"));
   }

@@ -1,7 +1,7 @@
 #pragma once
 // Builds small ONNX models in memory for the importer's tests: graph inputs (fixed or
-// symbolic dims), initializers, nodes with attributes, saved to a temporary file; and the
-// helpers the tests share (the error an import throws, an op of a lowering).
+// symbolic dims), initializers, nodes with attributes, saved to the process's scratch directory;
+// and the helpers the tests share (the error an import throws, an op of a lowering).
 
 #include <onnx/onnx_pb.h>
 
@@ -14,6 +14,7 @@
 
 #include "graphs/lower.h"
 #include "graphs/onnx/onnx_import.h"
+#include "scratch_dir.h"
 #include "util/error.h"
 
 namespace amdahl::graphs::test {
@@ -79,7 +80,7 @@ struct ModelBuilder {
   }
   void output(const std::string& name) { g->add_output()->set_name(name); }
   std::string save(const std::string& file) const {
-    const auto path = (std::filesystem::temp_directory_path() / file).string();
+    const std::string path = amdahl::test::scratch_file(file);
     std::ofstream f(path, std::ios::binary);
     model.SerializeToOstream(&f);
     return path;

@@ -10,6 +10,7 @@
 #include "graphs/lower.h"
 #include "graphs/network.h"
 #include "graphs/zoo.h"
+#include "scratch_dir.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -17,13 +18,14 @@ using namespace amdahl;
 using namespace amdahl::graphs;
 using Catch::Contains;
 
+using amdahl::test::scratch_file;
+
 namespace {
 
 // A convnet whose first layer is `layer` (one YAML flow map), written to a temporary file.
 std::string network_with(const std::string& layer) {
   const auto path =
-      std::filesystem::temp_directory_path() /
-      ("amdahl_param_ranges_" + std::to_string(std::hash<std::string>{}(layer)) + ".yaml");
+      scratch_file("param_ranges_" + std::to_string(std::hash<std::string>{}(layer)) + ".yaml");
   std::ofstream(path) << "name: t\ndescription: t\nsource: t\n"
                          "sizes:\n  batch: {default: 4, description: b}\n"
                          "  s: {default: 1, description: a stride}\n"
@@ -34,7 +36,7 @@ std::string network_with(const std::string& layer) {
                       << "\n  - {name: flat, kind: flatten}\n"
                          "  - {name: fc, kind: linear, out_features: 10}\n"
                          "  - {name: loss, kind: softmax_cross_entropy, inputs: [fc, y]}\n";
-  return path.string();
+  return path;
 }
 
 std::string error_of(const std::string& layer, const Bindings& sizes = {}) {

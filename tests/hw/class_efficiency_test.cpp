@@ -8,12 +8,15 @@
 #include "calibrate/profile_writer.h"
 #include "hw/system_loader.h"
 #include "hw/system_schema.h"
+#include "scratch_dir.h"
 
 // The efficiency parameter table drives the schema, the loader and the calibrated-file writer:
 // every row is a schema key with the row's bounds and default, and every value a calibrated file
 // writes loads back as the same value.
 
 using namespace amdahl;
+
+using amdahl::test::scratch_file;
 
 namespace {
 
@@ -88,7 +91,7 @@ TEST_CASE("efficiency parameters: the schema has each row's key, default and bou
 
 TEST_CASE("efficiency parameters: written by the calibration writer, read back by the loader",
           "[hw][calibrate]") {
-  const auto path = (std::filesystem::temp_directory_path() / "amdahl_param_table.yaml").string();
+  const auto path = scratch_file("param_table.yaml");
   for (const auto& p : hw::efficiency_params()) {
     DYNAMIC_SECTION(p.key) {
       calibrate::ClassFit fit;
@@ -120,8 +123,9 @@ TEST_CASE("efficiency parameters: a default-valued parameter is not written", "[
   CHECK(entry == "gemm: {compute: 0.5, memory: 0.25, source: \"s\"}");
 }
 
-TEST_CASE("efficiency keys: every name parses back to its key, and unknown names list the valid ones",
-          "[hw]") {
+TEST_CASE(
+    "efficiency keys: every name parses back to its key, and unknown names list the valid ones",
+    "[hw]") {
   for (const auto& k : hw::efficiency_keys()) CHECK(hw::parse_efficiency_key(k.name()) == k);
   CHECK(hw::entry("conv_bwd_data.tf32") ==
         hw::EfficiencyKey{OpClass::kConv, Phase::kBackwardData, Precision::kTf32});

@@ -40,13 +40,16 @@ FIGURE = re.compile(r"\d+\.\d% / \d+\.\d%")
 NODES_TABLE = "over several nodes"  # starts calibrate allreduce's multi-node table
 
 
-def figures(output):
-    """{name: "median / p90"}: validate's "|error| by group" rows by group; calibrate
-    allreduce's rows as "one node DATASET" or "nodes DATASET", then "train" or "held out"."""
-    if "|error| by group:" in output:
-        table = output.split("|error| by group:")[1]
-        return {m.group(1): f"{m.group(3)} / {m.group(4)}"
-                for m in map(GROUP_ROW.match, table.splitlines()) if m}
+def group_figures(output):
+    """validate's "|error| by group" rows: {group: "median / p90"}."""
+    table = output.split("|error| by group:")[1]
+    return {m.group(1): f"{m.group(3)} / {m.group(4)}"
+            for m in map(GROUP_ROW.match, table.splitlines()) if m}
+
+
+def allreduce_figures(output):
+    """calibrate allreduce's rows: {"one node DATASET KIND" or "nodes DATASET KIND":
+    "median / p90"}, KIND "train" or "held out"."""
     found = {}
     for where, table in zip(("one node", "nodes"), output.split(NODES_TABLE)):
         for line in table.splitlines():
@@ -57,22 +60,26 @@ def figures(output):
     return found
 
 
+PARSERS = {"validate": group_figures, "calibrate": allreduce_figures}  # by the subcommand
+
+
 def main(amdahl, source, shared):
     with open(os.path.join(source, "README.md")) as f:
         readme = f.read().splitlines()
     failures = 0
-    outputs = {}
+    figures_of = {}  # command: its figures, each command run and parsed once
     for row_start, command, names in CLAIMS:
-        if command not in outputs:
+        if command not in figures_of:
             args = command.replace("../shared", shared).split()
-            outputs[command] = subprocess.run([amdahl, *args], cwd=source, check=True, text=True,
-                                              stdout=subprocess.PIPE).stdout
+            output = subprocess.run([amdahl, *args], cwd=source, check=True, text=True,
+                                    stdout=subprocess.PIPE).stdout
+            figures_of[command] = PARSERS[args[0]](output)
         rows = [line for line in readme if line.startswith(row_start)]
         if len(rows) != 1:
             print(f"README.md: {len(rows)} rows start with '{row_start}', expected 1")
             failures += 1
             continue
-        found = figures(outputs[command])
+        found = figures_of[command]
         missing = [name for name in names if name not in found]
         if missing:
             print(f"`amdahl {command}` prints no figure for {', '.join(missing)}")

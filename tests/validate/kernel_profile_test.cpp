@@ -5,8 +5,12 @@
 #include <fstream>
 #include <tuple>
 
+#include "scratch_dir.h"
+
 using namespace amdahl;
 using namespace amdahl::validate;
+
+using amdahl::test::scratch_file;
 
 TEST_CASE("profiler keys: host rows, kernels by class, unmapped", "[validate]") {
   const auto cls = [](std::string_view name) { return classify_profile_key(name); };
@@ -60,7 +64,7 @@ TEST_CASE("profiler keys: host rows, kernels by class, unmapped", "[validate]") 
 }
 
 TEST_CASE("profile device time per step: kernel rows only, divided by steps", "[validate]") {
-  const auto path = (std::filesystem::temp_directory_path() / "amdahl_kernel_profile.csv").string();
+  const auto path = scratch_file("amdahl_kernel_profile.csv");
   // Two steps. The aten row carries its kernel's time again and is left out.
   std::ofstream(path)
       << "model,batch,precision,op,calls,self_device_us,self_cpu_us,steps\n"
@@ -109,8 +113,7 @@ TEST_CASE("profile device time per step: kernel rows only, divided by steps", "[
 }
 
 TEST_CASE("a profile's device time and calls are finite and not negative", "[validate]") {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "amdahl_kernel_profile_numbers.csv").string();
+  const std::string path = scratch_file("amdahl_kernel_profile_numbers.csv");
   // nan passed `device_us <= 0` and made every class's time nan; inf made it infinite.
   for (const auto& [calls, device_us, column] : {std::tuple{"6", "nan", "self_device_us"},
                                                  {"6", "inf", "self_device_us"},

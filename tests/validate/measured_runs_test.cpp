@@ -4,12 +4,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include "scratch_dir.h"
+
 using namespace amdahl::validate;
 
+using amdahl::test::scratch_file;
+
 namespace {
-// One file per test case: ctest runs test cases in parallel processes.
 std::string write_fixture(const std::string& name, const std::string& text) {
-  const auto path = (std::filesystem::temp_directory_path() / name).string();
+  const std::string path = scratch_file(name);
   std::ofstream(path) << text;
   return path;
 }
