@@ -10,12 +10,14 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <random>
+#include <optional>
 #include <sstream>
+#include <system_error>
 
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/table.h"
+#include "util/temp_dir.h"
 
 namespace amdahl::cli {
 
@@ -174,13 +176,14 @@ RenderedFigure render(const Figure& figure) {
   RenderedFigure r;
   const std::string by_hand =
       fmt::format("render it with `gnuplot {}.gp` in the figures folder", figure.name);
-  std::error_code ec;
-  std::random_device seed;
-  const fs::path dir = fs::temp_directory_path(ec) / fmt::format("amdahl-figure-{:x}", seed());
-  if (ec || !fs::create_directories(dir, ec)) {
-    r.error = fmt::format("no temporary folder ({}); {}", ec.message(), by_hand);
+  std::optional<TempDir> folder;  // removed with the files in it when render returns
+  try {
+    folder.emplace("amdahl-figure");
+  } catch (const std::system_error& e) {
+    r.error = fmt::format("no temporary folder ({}); {}", e.what(), by_hand);
     return r;
   }
+  const fs::path& dir = folder->path();
   {
     std::ofstream(dir / (figure.name + ".csv")) << figure.csv;
     std::ofstream(dir / (figure.name + ".gp")) << figure.script;
@@ -206,7 +209,6 @@ RenderedFigure render(const Figure& figure) {
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || r.svg.empty() || r.png.empty())
       r.error = fmt::format("gnuplot failed on {}.gp; {}", figure.name, by_hand);
   }
-  fs::remove_all(dir, ec);
   return r;
 }
 

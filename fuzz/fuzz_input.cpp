@@ -1,34 +1,18 @@
 #include "fuzz/fuzz_input.h"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "util/temp_dir.h"
+
 namespace amdahl::fuzz {
 namespace fs = std::filesystem;
-namespace {
-
-struct Scratch {
-  std::string dir;
-  Scratch() {
-    std::string pattern = (fs::temp_directory_path() / "amdahl-fuzz-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) std::abort();
-    dir = pattern;
-  }
-  ~Scratch() {
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
-  }
-};
-
-}  // namespace
 
 const std::string& scratch_dir() {
-  static const Scratch scratch;
-  return scratch.dir;
+  static const TempDir dir("amdahl-fuzz");  // throws, and so stops the target, when it cannot
+  static const std::string path = dir.path().string();
+  return path;
 }
 
 std::string write_input(const std::uint8_t* data, std::size_t size, const std::string& name,
