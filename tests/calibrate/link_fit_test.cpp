@@ -1,8 +1,6 @@
 #include "calibrate/link_fit.h"
 
 #include <catch2/catch.hpp>
-#include <filesystem>
-#include <fstream>
 
 #include "calibrate/profile_writer.h"
 #include "hw/system_loader.h"
@@ -11,9 +9,8 @@
 
 using namespace amdahl;
 using namespace amdahl::calibrate;
-namespace fs = std::filesystem;
 
-using amdahl::test::scratch_file;
+using amdahl::test::write_scratch_file;
 
 namespace {
 // tests/fixtures/calibrate/cudabench-link.csv: exact curves (its header), 33 sizes 4 KiB .. 256
@@ -102,9 +99,7 @@ TEST_CASE("the calibrated link keeps its nominal bandwidth and loads", "[calibra
   const std::string text = render_calibrated_link(kLink, curves, "synthetic");
   // The assumption's line is replaced, not kept beside the measured one.
   CHECK(text.find("ASSUMPTION") == std::string::npos);
-  const std::string path = scratch_file("link_fit_test.yaml");
-  std::ofstream(path) << text;
-  const hw::LinkSpec link = hw::load_link_file(path);
+  const hw::LinkSpec link = hw::load_link_file(write_scratch_file("link_fit_test.yaml", text));
   CHECK(link.bandwidth_bytes_per_s == Approx(63e9));
   CHECK(link.latency_s == Approx((8e-6 + 9e-6) / 2).epsilon(1e-3));  // the pinned copies' mean
   CHECK(link.h2d_pinned == Approx(50e9).epsilon(1e-3));

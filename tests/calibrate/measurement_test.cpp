@@ -10,14 +10,7 @@
 using namespace amdahl::calibrate;
 
 using amdahl::test::scratch_file;
-
-namespace {
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = scratch_file(name);
-  std::ofstream(path) << text;
-  return path;
-}
-}  // namespace
+using amdahl::test::write_scratch_file;
 
 TEST_CASE("measurement CSV round-trips with its provenance", "[calibrate]") {
   MeasurementSet set;
@@ -40,13 +33,13 @@ TEST_CASE("measurement CSV round-trips with its provenance", "[calibrate]") {
 }
 
 TEST_CASE("measurement CSV: missing columns and non-positive times are errors", "[calibrate]") {
-  CHECK_THROWS_WITH(read_measurements(write_temp("m1.csv", "bench,op_class,precision\n")),
+  CHECK_THROWS_WITH(read_measurements(write_scratch_file("m1.csv", "bench,op_class,precision\n")),
                     Catch::Contains("missing column 'shape'"));
-  CHECK_THROWS_WITH(
-      read_measurements(write_temp("m2.csv",
-                                   "bench,op_class,precision,shape,flops,bytes,time_s,reps\n"
-                                   "gemm,gemm,fp32,m=1,2,3,0,1\n")),
-      Catch::Contains("m2.csv:2: time_s must be positive"));
+  CHECK_THROWS_WITH(read_measurements(write_scratch_file(
+                        "m2.csv",
+                        "bench,op_class,precision,shape,flops,bytes,time_s,reps\n"
+                        "gemm,gemm,fp32,m=1,2,3,0,1\n")),
+                    Catch::Contains("m2.csv:2: time_s must be positive"));
 }
 
 TEST_CASE("measurement CSV: counts and dims are whole numbers in range, never a cast double",
@@ -57,12 +50,13 @@ TEST_CASE("measurement CSV: counts and dims are whole numbers in range, never a 
   for (const char* reps : {"2.9e11", "290000000000", "2.5", "0", "-3", "1e3"}) {
     INFO(reps);
     CHECK_THROWS_WITH(
-        read_measurements(write_temp("m3.csv", header + "gemm,gemm,fp32,m=1,2,3,1e-6," + reps)),
+        read_measurements(
+            write_scratch_file("m3.csv", header + "gemm,gemm,fp32,m=1,2,3,1e-6," + reps)),
         Catch::Contains("m3.csv:2: column reps: expected a whole number from 1 to 2147483647"));
   }
-  const MeasurementSet ok =
-      read_measurements(write_temp("m4.csv", header + "gemm,gemm,fp32,m=1024;n=1e40;k=-2;t=+7,"
-                                                      "2,3,1e-6,5\n"));
+  const MeasurementSet ok = read_measurements(
+      write_scratch_file("m4.csv", header + "gemm,gemm,fp32,m=1024;n=1e40;k=-2;t=+7,"
+                                            "2,3,1e-6,5\n"));
   REQUIRE(ok.rows.size() == 1);
   CHECK(ok.rows[0].reps == 5);
   CHECK(ok.rows[0].shape_whole("m") == 1024);

@@ -5,6 +5,7 @@
 // and nothing is left behind.
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "util/temp_dir.h"
@@ -18,5 +19,12 @@ inline const std::filesystem::path& scratch_dir() {
 
 // The path of `name` in the process's scratch folder.
 inline std::string scratch_file(const std::string& name) { return (scratch_dir() / name).string(); }
+
+// Writes `text` to `name` in the process's scratch folder and returns its path.
+inline std::string write_scratch_file(const std::string& name, const std::string& text) {
+  const std::string path = scratch_file(name);
+  std::ofstream(path) << text;
+  return path;
+}
 
 }  // namespace amdahl::test

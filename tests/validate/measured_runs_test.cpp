@@ -8,21 +8,13 @@
 
 using namespace amdahl::validate;
 
-using amdahl::test::scratch_file;
-
-namespace {
-std::string write_fixture(const std::string& name, const std::string& text) {
-  const std::string path = scratch_file(name);
-  std::ofstream(path) << text;
-  return path;
-}
-}  // namespace
+using amdahl::test::write_scratch_file;
 
 TEST_CASE("measured runs keep extra columns and errors are located", "[validate]") {
-  const auto path =
-      write_fixture("amdahl_runs.csv",
-                    "workload,batch,mode,precision,measured_s,device,notes\n"
-                    "resnet50,64,train,fp32,0.05,NVIDIA H200,\"median of 8, after 3 warm-ups\"\n");
+  const auto path = write_scratch_file(
+      "amdahl_runs.csv",
+      "workload,batch,mode,precision,measured_s,device,notes\n"
+      "resnet50,64,train,fp32,0.05,NVIDIA H200,\"median of 8, after 3 warm-ups\"\n");
   const auto runs = read_measured_runs(path);
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].workload == "resnet50");
@@ -30,8 +22,8 @@ TEST_CASE("measured runs keep extra columns and errors are located", "[validate]
   CHECK(runs[0].measured_s == 0.05);
   CHECK(runs[0].extra.at("device") == "NVIDIA H200");
   CHECK(runs[0].extra.at("notes") == "median of 8, after 3 warm-ups");  // a quoted comma
-  write_fixture("amdahl_runs.csv",
-                "workload,batch,mode,precision,measured_s\nresnet50,64,train,fp32,-1\n");
+  write_scratch_file("amdahl_runs.csv",
+                     "workload,batch,mode,precision,measured_s\nresnet50,64,train,fp32,-1\n");
   CHECK_THROWS_WITH(
       read_measured_runs(path),
       Catch::Contains("amdahl_runs.csv:2: column measured_s: expected a finite number > 0"));
@@ -39,12 +31,12 @@ TEST_CASE("measured runs keep extra columns and errors are located", "[validate]
 
 TEST_CASE("the PyTorch layout resolves models through the zoo's pytorch_name", "[validate]") {
   // steps.csv's layout: times in microseconds, names as models.py and torchvision give them.
-  const auto path = write_fixture("amdahl_runs_pytorch.csv",
-                                  "model,batch,precision,mode,median_us,min_us,params\n"
-                                  "resnet50,16,fp32,train,22337.5,22227.8,25557032\n"
-                                  "alexnet,1,bf16,infer,500,494.5,61100840\n"
-                                  "seq2seq,64,fp32,train,10625.3,9597.1,22857488\n"
-                                  "deepq,256,bf16,infer,423.9,333.2,1693362\n");
+  const auto path = write_scratch_file("amdahl_runs_pytorch.csv",
+                                       "model,batch,precision,mode,median_us,min_us,params\n"
+                                       "resnet50,16,fp32,train,22337.5,22227.8,25557032\n"
+                                       "alexnet,1,bf16,infer,500,494.5,61100840\n"
+                                       "seq2seq,64,fp32,train,10625.3,9597.1,22857488\n"
+                                       "deepq,256,bf16,infer,423.9,333.2,1693362\n");
   const auto runs = read_measured_runs(path);
   REQUIRE(runs.size() == 4);
   // torchvision's alexnet is the zoo's alexnet-tv, models.py's seq2seq and deepq the -pt
@@ -90,14 +82,15 @@ TEST_CASE("measured-runs rules each have a failing row", "[validate]") {
   };
   for (const auto& c : cases) {
     INFO(c.row);
-    const auto path = write_fixture("amdahl_runs_rules.csv", header + c.row + "\n");
+    const auto path = write_scratch_file("amdahl_runs_rules.csv", header + c.row + "\n");
     CHECK_THROWS_WITH(read_measured_runs(path), Catch::Contains(c.message));
   }
   // The unknown model's message lists the names the zoo has.
-  const auto path = write_fixture("amdahl_runs_rules.csv", header + "resnet101,1,fp32,train,5\n");
+  const auto path =
+      write_scratch_file("amdahl_runs_rules.csv", header + "resnet101,1,fp32,train,5\n");
   CHECK_THROWS_WITH(read_measured_runs(path), Catch::Contains("alexnet, deepq, inception_v3"));
-  write_fixture("amdahl_runs_rules.csv",
-                "net,batch,mode,precision,seconds\nresnet50,1,train,fp32,1\n");
+  write_scratch_file("amdahl_runs_rules.csv",
+                     "net,batch,mode,precision,seconds\nresnet50,1,train,fp32,1\n");
   CHECK_THROWS_WITH(read_measured_runs(path),
                     Catch::Contains("'workload'") && Catch::Contains("'model'"));
 }
