@@ -125,7 +125,9 @@ nlohmann::json prediction_json(const model::Prediction& p) {
                           {"bytes", c.bytes},
                           {"busy_s", c.busy_s},
                           {"exposed_s", c.exposed_s},
-                          {"algorithms", c.algorithms}};
+                          {"algorithms", c.algorithms},
+                          {"host_link", c.host_link},
+                          {"link_wait_s", c.link_wait_s}};
   }
   j["assumptions"] = p.assumptions;
   return j;
@@ -157,6 +159,11 @@ void print_communication(std::ostream& out, const model::Prediction& p) {
       p.gpus, join(c.devices), hw::variable_update_name(c.variable_update), c.buckets,
       ddp ? "gradient buckets" : "variables", c.bytes / 1e6, c.algorithms, seconds(c.busy_s),
       pct(c.busy_s, p.step_time_s), seconds(c.exposed_s), pct(c.exposed_s, p.step_time_s), c.route);
+  if (!c.host_link.empty())
+    out << fmt::format(
+        "  host link: crossed by {}, as the copies cross it; copies and exchanges waited {} for "
+        "each other there\n",
+        c.host_link, seconds(c.link_wait_s));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -176,6 +178,26 @@ const DeviceSpec* SystemSpec::host_of(const std::string& accelerator) const {
   for (const auto& d : devices)
     if (d.kind == DeviceKind::kCpu) return &d;
   return nullptr;
+}
+
+std::vector<int> SystemSpec::host_links() const {
+  std::map<std::string, std::size_t, std::less<>> index;
+  for (std::size_t i = 0; i < devices.size(); ++i) index.emplace(devices[i].name, i);
+  std::vector<int> link(devices.size(), -1);
+  std::vector<std::size_t> cpu(devices.size(), devices.size());  // the chosen link's CPU
+  for (std::size_t j = 0; j < links.size(); ++j) {
+    const auto from = index.find(links[j].from);
+    const auto to = index.find(links[j].to);
+    if (from == index.end() || to == index.end()) continue;
+    for (const auto& [c, a] : {std::pair{from->second, to->second}, {to->second, from->second}})
+      // host_of: the first CPU in device order linked to it; link_between: the first link.
+      if (devices[c].kind == DeviceKind::kCpu && devices[a].kind != DeviceKind::kCpu &&
+          c < cpu[a]) {
+        cpu[a] = c;
+        link[a] = static_cast<int>(j);
+      }
+  }
+  return link;
 }
 
 std::vector<std::string> SystemSpec::uncalibrated_parts() const {

@@ -196,6 +196,14 @@ std::string vertex_name(int nodes, int node, const std::string& device) {
   return nodes > 1 ? fmt::format("n{}.{}", node, device) : device;
 }
 
+std::size_t Topology::link_index(int node, std::size_t link) const {
+  const std::size_t per_node = local_links_.size();
+  if (node < 0 || node >= nodes_ || link >= per_node)
+    throw InternalError(fmt::format("Topology::link_index: no link {} in node {} of '{}'", link,
+                                    node, system_name_));
+  return static_cast<std::size_t>(node) * per_node + link;
+}
+
 std::string Topology::vertex_name(int node, const std::string& device) const {
   return hw::vertex_name(nodes_, node, device);
 }

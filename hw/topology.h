@@ -84,6 +84,10 @@ class Topology {
   // The name of node `node`'s device `device` ("gpu0", or "n<node>.gpu0" with nodes > 1).
   std::string vertex_name(int node, const std::string& device) const;
 
+  // The index in links() of node `node`'s copy of the system file's link `link` (an index into
+  // SystemSpec::links); InternalError when either is out of range.
+  std::size_t link_index(int node, std::size_t link) const;
+
   // Whether a chain of links joins a and b (both vertex names; UserError when unknown).
   bool connected(const std::string& a, const std::string& b) const;
 

@@ -29,6 +29,21 @@ constexpr std::size_t kRouteDevices = 16;
 std::string bandwidth_text(double b) { return hw::format_quantity(b, hw::Dimension::kBandwidth); }
 std::string time_text(double t) { return hw::format_quantity(t, hw::Dimension::kTime); }
 
+// The link_direction()s a set of transfers crosses, sorted, each once.
+std::vector<std::size_t> crossed(std::initializer_list<const std::vector<const hw::Path*>*> sets) {
+  std::vector<std::size_t> keys;
+  for (const auto* set : sets)
+    for (const hw::Path* f : *set)
+      for (const hw::PathHop& h : f->hops) keys.push_back(link_direction(h));
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+bool contains(const std::vector<std::size_t>& sorted, std::size_t key) {
+  return std::binary_search(sorted.begin(), sorted.end(), key);
+}
+
 // What a set of transfers that run at the same time achieve.
 struct FlowStats {
   double rate = kInf;  // the slowest transfer's bandwidth
@@ -76,7 +91,7 @@ class LinkShare {
   }
 
  private:
-  static std::size_t key(const hw::PathHop& h) { return 2 * h.link + (h.forward ? 0 : 1); }
+  static std::size_t key(const hw::PathHop& h) { return link_direction(h); }
   const hw::Topology& topology_;
   std::vector<int> count_;
   std::vector<std::size_t> touched_;
@@ -239,6 +254,8 @@ std::string_view algorithm_name(CollectiveAlgorithm a) {
   return "?";
 }
 
+std::size_t link_direction(const hw::PathHop& hop) { return 2 * hop.link + (hop.forward ? 0 : 1); }
+
 CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::string> given,
                                  const hw::CollectiveSpec& spec)
     : devices_(std::move(given)), choice_(spec.algorithm) {
@@ -357,6 +374,20 @@ CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::
   for (std::size_t i = 0; p > 1 && i < p; ++i)
     ring_hops.push_back(&paths.get(ring_[i], ring_[(i + 1) % p]));
   note_p2p_assumptions(topology, {&up, &down, &ring_hops}, assumptions_);
+  ring_links_ = crossed({&ring_hops});
+  tree_links_ = crossed({&up, &down});
+}
+
+bool CollectiveGroup::crosses(CollectiveAlgorithm a, const hw::PathHop& hop) const {
+  switch (a) {
+    case CollectiveAlgorithm::kRing:
+      return contains(ring_links_, link_direction(hop));
+    case CollectiveAlgorithm::kTree:
+      return contains(tree_links_, link_direction(hop));
+    case CollectiveAlgorithm::kParameterServer:
+      break;
+  }
+  return false;
 }
 
 CollectiveCost CollectiveGroup::cost(Collective c, double bytes) const {
@@ -472,6 +503,11 @@ ParameterServer::ParameterServer(const hw::Topology& topology, const hw::SystemS
         bandwidth_text(memory_));
   }
   note_p2p_assumptions(topology, {&in, &out}, assumptions_);
+  if (p_ > 1) links_ = crossed({&in, &out});
+}
+
+bool ParameterServer::crosses(const hw::PathHop& hop) const {
+  return contains(links_, link_direction(hop));
 }
 
 CollectiveCost ParameterServer::cost(double bytes) const {

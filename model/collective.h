@@ -79,6 +79,9 @@ inline constexpr int kCollectiveAlgorithmCount =
 std::string_view collective_name(Collective c);          // "all-reduce", ...
 std::string_view algorithm_name(CollectiveAlgorithm a);  // "ring", "tree", "parameter server"
 
+// One link crossed in one direction, as one number: 2 link + (forward ? 0 : 1).
+std::size_t link_direction(const hw::PathHop& hop);
+
 struct CollectiveCost {
   double time_s = 0;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
@@ -122,9 +125,14 @@ class CollectiveGroup {
   // What the costs rely on that was not measured: the spec's defaults, and every link model the
   // ring or the trees cross without a measured p2p bandwidth.
   const std::vector<std::string>& assumptions() const { return assumptions_; }
+  // Whether the algorithm's transfers cross `hop`'s link in its direction (the ring: its hops;
+  // the tree: both phases; the parameter server is not this group's: false).
+  bool crosses(CollectiveAlgorithm a, const hw::PathHop& hop) const;
 
  private:
   std::vector<std::string> devices_;
+  std::vector<std::size_t> ring_links_;  // link_direction()s the ring crosses, sorted
+  std::vector<std::size_t> tree_links_;  // and the tree
   std::vector<std::string> ring_;
   double ring_bandwidth_ = 0;
   double ring_step_ = 0;
@@ -156,9 +164,13 @@ class ParameterServer {
   const std::string& server() const { return server_; }  // "cpu0", or "the GPUs"
   std::string route() const { return route_; }           // one line a user reads
   const std::vector<std::string>& assumptions() const { return assumptions_; }
+  // Whether an exchange's transfers (the gradients in or the variables out) cross `hop`'s link
+  // in its direction.
+  bool crosses(const hw::PathHop& hop) const;
 
  private:
   int p_ = 1;
+  std::vector<std::size_t> links_;  // link_direction()s the legs cross, sorted
   bool on_gpus_ = false;
   double latency_ = 0;
   double in_ = 0;

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <map>
 
 #include "graphs/layer_kind.h"
 #include "hw/topology.h"
@@ -129,6 +130,9 @@ struct DataParallelGroup {
   CollectiveGroup group;
   std::optional<ParameterServer> parameter_server;                // when the step's exchange is one
   hw::VariableUpdate variable_update = hw::VariableUpdate::kDdp;  // as the step was lowered
+  // Per algorithm, the directions (kLinkToDevice | kLinkFromDevice) in which its exchanges cross
+  // a replica's link to its CPU, the link its copies take.
+  std::array<std::uint8_t, kCollectiveAlgorithmCount> host_link_use{};
   DataParallelGroup(const hw::SystemSpec& system, const graphs::LoweredNetwork& net)
       : topology(system),
         group(topology, hw::data_parallel_devices(system, net.replicas),
@@ -137,6 +141,47 @@ struct DataParallelGroup {
     if (net.exchange == graphs::GradientExchange::kParameterServer)
       parameter_server.emplace(topology, system, group.devices(),
                                variable_update == hw::VariableUpdate::kParameterServerGpu);
+    // Each replica's copies take the link to its CPU (SystemSpec::host_links), in its node.
+    const std::vector<int> host_link = system.host_links();
+    std::map<std::string_view, std::size_t> device_index;
+    for (std::size_t i = 0; i < system.devices.size(); ++i)
+      device_index.emplace(system.devices[i].name, i);
+    for (const std::string& device : group.devices()) {
+      const hw::TopologyVertex& v = topology.vertex(device);
+      const int j = host_link[device_index.at(v.device)];
+      if (j < 0) continue;
+      const std::size_t link =
+          topology.link_index(std::max(v.node, 0), static_cast<std::size_t>(j));
+      // The link's direction from the CPU to the device.
+      const bool forward = system.links[static_cast<std::size_t>(j)].to == v.device;
+      for (int a = 0; a < kCollectiveAlgorithmCount; ++a) {
+        const auto algorithm = static_cast<CollectiveAlgorithm>(a);
+        auto crosses = [&](bool direction) {
+          const hw::PathHop hop{link, "", direction};
+          return algorithm == CollectiveAlgorithm::kParameterServer
+                     ? parameter_server && parameter_server->crosses(hop)
+                     : group.crosses(algorithm, hop);
+        };
+        std::uint8_t& use = host_link_use[static_cast<std::size_t>(a)];
+        if (crosses(forward)) use |= kLinkToDevice;
+        if (crosses(!forward)) use |= kLinkFromDevice;
+      }
+    }
+  }
+  // "the ring (both ways), the tree (to the device)" for the algorithms the step used that cross
+  // a host link; empty when none does.
+  std::string host_link_text(const std::array<int, kCollectiveAlgorithmCount>& used) const {
+    std::vector<std::string> parts;
+    for (int a = 0; a < kCollectiveAlgorithmCount; ++a) {
+      const std::uint8_t use = host_link_use[static_cast<std::size_t>(a)];
+      if (use == 0 || used[static_cast<std::size_t>(a)] == 0) continue;
+      parts.push_back(fmt::format("the {} ({})",
+                                  algorithm_name(static_cast<CollectiveAlgorithm>(a)),
+                                  use == (kLinkToDevice | kLinkFromDevice) ? "both ways"
+                                  : use == kLinkToDevice                   ? "toward the device"
+                                                                           : "from the device"));
+    }
+    return join(parts, ", ");
   }
   // One exchange op's cost (graphs::kAllReduceKind or graphs::kParameterServerKind).
   CollectiveCost cost(const graphs::Operator& op) const {
@@ -242,6 +287,12 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
       cost.bandwidth_bytes_per_s = c.bandwidth_bytes_per_s;
       cost.bound = Bound::kInterconnect;
       in.resources[id] = Resource::kCollective;
+      if (const std::uint8_t use =
+              st.data_parallel->host_link_use[static_cast<std::size_t>(c.algorithm)];
+          use != 0) {
+        in.host_link_use.resize(n);
+        in.host_link_use[id] = use;
+      }
       continue;
     }
     CostMemo& memo = on_host ? host_costs : accel_costs;
@@ -496,6 +547,8 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
     for (const auto& [name, count] : algorithms)
       c.algorithms += fmt::format("{}{} ({})", c.algorithms.empty() ? "" : ", ", name, count);
     c.exposed_s = cls[static_cast<int>(graphs::OpClass::kCommunication)];
+    c.host_link = st.data_parallel->host_link_text(st.exchanges_by_algorithm);
+    c.link_wait_s = schedule.link_wait_s;
   }
   p.costs = std::move(costs);
   p.resources = st.input.resources;

@@ -76,6 +76,10 @@ struct Communication {
   double busy_s = 0;                 // the exchanges' total time
   double exposed_s = 0;              // their time on the critical path
   std::string algorithms;            // the algorithm of each size class, e.g. "ring (12), tree (1)"
+  // The exchanges that cross the replicas' links to their CPUs, which the copies take:
+  // "the ring (both ways)"; empty when none does (model/schedule.h: they take turns there).
+  std::string host_link;
+  double link_wait_s = 0;  // what copies and exchanges waited for each other there
 };
 
 struct Prediction {

@@ -1,6 +1,7 @@
 #include "model/schedule.h"
 
 #include <algorithm>
+#include <array>
 
 #include "util/error.h"
 
@@ -67,6 +68,31 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
     return best;
   };
   const bool link = in.h2d_bytes_per_s > 0 && in.d2h_bytes_per_s > 0;
+  auto consider = [&](Trace& tr, TaskId other, Cause c) {
+    if (other != kNoTask && end_of(other) > tr.start) {
+      tr.start = end_of(other);
+      tr.cause = c;
+      tr.binding = other;
+    }
+  };
+  // Per direction of the host link (bit d of host_link_use), the copy and the exchange there
+  // that end last: a task of one kind waits for the other's.
+  const bool shared = !in.host_link_use.empty();
+  if (shared && in.host_link_use.size() != n)
+    throw InternalError("simulate: host_link_use must cover every op or none");
+  std::array<TaskId, 2> copy_on_link{kNoTask, kNoTask};
+  std::array<TaskId, 2> exchange_on_link{kNoTask, kNoTask};
+  auto wait_for_link = [&](Trace& tr, std::uint8_t use, const std::array<TaskId, 2>& others) {
+    const double ready = tr.start;
+    for (std::size_t d = 0; d < 2; ++d)
+      if (use & (1u << d)) consider(tr, others[d], Cause::kResource);
+    s.link_wait_s += tr.start - ready;
+  };
+  auto hold_link = [&](std::uint8_t use, std::array<TaskId, 2>& mine, TaskId self) {
+    for (std::size_t d = 0; d < 2; ++d)
+      if ((use & (1u << d)) && (mine[d] == kNoTask || end_of(self) >= end_of(mine[d])))
+        mine[d] = self;
+  };
 
   for (graphs::OpId id = 0; id < n; ++id) {
     ScheduledOp& op = timeline ? s.ops[id] : untraced;
@@ -77,13 +103,6 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
     Trace t;
     t.anchor = current;
     t.start = host;
-    auto consider = [&](Trace& tr, TaskId other, Cause c) {
-      if (other != kNoTask && end_of(other) > tr.start) {
-        tr.start = end_of(other);
-        tr.cause = c;
-        tr.binding = other;
-      }
-    };
     if (r == Resource::kCompute) {
       consider(t, compute_last, Cause::kResource);
     } else if (r == Resource::kCollective) {
@@ -113,20 +132,32 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
       ct.start = host;
       consider(ct, copy_last[e], Cause::kResource);
       consider(ct, p, Cause::kDependency);
+      const std::uint8_t dir = c.to_device ? kLinkToDevice : kLinkFromDevice;
+      if (shared) wait_for_link(ct, dir, exchange_on_link);
       ct.end = ct.start + in.link_latency_s +
                c.bytes / (c.to_device ? in.h2d_bytes_per_s : in.d2h_bytes_per_s);
       c.start_s = ct.start;
       c.end_s = ct.end;
       const TaskId copy_id = n + copy_trace.size();
       copy_trace.push_back(ct);
+      if (shared) hold_link(dir, copy_on_link, copy_id);
       s.copies.push_back(c);
       copy_last[e] = copy_id;
       consider(t, copy_id, Cause::kDependency);
     }
+    // A kCopy op is an input's host -> device copy.
+    const std::uint8_t link_use = !shared                      ? 0
+                                  : r == Resource::kCopy       ? kLinkToDevice
+                                  : r == Resource::kCollective ? in.host_link_use[id]
+                                                               : 0;
+    if (link_use != 0)
+      wait_for_link(t, link_use, r == Resource::kCopy ? exchange_on_link : copy_on_link);
     t.end = t.start + costs[id].time_s;
     op.start_s = t.start;
     op.end_s = t.end;
     trace[id] = t;
+    if (link_use != 0)
+      hold_link(link_use, r == Resource::kCopy ? copy_on_link : exchange_on_link, id);
     if (r == Resource::kCompute)
       compute_last = id;
     else if (r == Resource::kCollective)

@@ -12,6 +12,13 @@
 // frees first once its producer is done, costs link_latency_s + bytes / bandwidth, and the
 // consumer waits for it.
 //
+// A data-parallel step's exchanges may cross the replicas' links to their CPUs, which the copies
+// use too (ScheduleInput::host_link_use). A link direction is then one resource the copies in
+// that direction and those exchanges take turns on: a copy waits for the last exchange there to
+// end, and an exchange for the last copy. (Both running at once would share the link's
+// bandwidth; taking turns moves the same bytes in the same total time and keeps the schedule a
+// single pass.) Copies among themselves keep their copy engines, and exchanges their stream.
+//
 // Cost: O(ops + edges) time, no allocation per op beyond the output vectors.
 
 #include <cstdint>
@@ -27,6 +34,10 @@ namespace amdahl::model {
 // order, beside the compute stream; its ops wait for their gradients like any op.
 enum class Resource : std::uint8_t { kHost, kCompute, kCopy, kCollective };
 
+// ScheduleInput::host_link_use bits: the direction of the host link an exchange crosses.
+inline constexpr std::uint8_t kLinkToDevice = 1;    // as a host -> device copy
+inline constexpr std::uint8_t kLinkFromDevice = 2;  // as a device -> host copy
+
 struct ScheduleInput {
   const graphs::OpGraph* graph = nullptr;
   std::vector<OpCost> costs;        // per op
@@ -41,6 +52,9 @@ struct ScheduleInput {
   double link_latency_s = 0;
   double h2d_bytes_per_s = 0;
   double d2h_bytes_per_s = 0;
+  // Per op, or empty (nothing shared): for a kCollective op, the directions of the host link
+  // (kLinkToDevice | kLinkFromDevice) its transfers cross on some replica.
+  std::vector<std::uint8_t> host_link_use;
 };
 
 struct ScheduledOp {
@@ -77,7 +91,8 @@ struct Schedule {
   std::vector<ScheduledOp> ops;
   std::vector<ScheduledCopy> copies;
   double makespan_s = 0;
-  double host_busy_s = 0;                   // dispatch + host-run ops
+  double host_busy_s = 0;  // dispatch + host-run ops
+  double link_wait_s = 0;  // what copies and exchanges waited for each other on a host link
   std::vector<PathInterval> critical_path;  // in time order, covering [0, makespan]
 };
 

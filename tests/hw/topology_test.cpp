@@ -10,6 +10,7 @@
 
 #include "hw/system_loader.h"
 #include "hw_fixtures.h"
+#include "util/error.h"
 
 using namespace amdahl;
 using namespace amdahl::hw::test;
@@ -323,4 +324,35 @@ TEST_CASE("links: p2p is measured or falls back to the nominal bandwidth", "[hw]
   const hw::LinkSpec pcie = hw::load_link_file(links + "pcie3-x16.yaml");
   CHECK(!pcie.p2p_bytes_per_s.has_value());
   CHECK(pcie.p2p_bandwidth() == pcie.bandwidth_bytes_per_s);
+}
+
+TEST_CASE("topology: each device's host link, and a node's copy of a link",
+          "[hw][topology][catalog]") {
+  // host_links() is host_of() then link_between(), per device, in one pass.
+  for (const std::string& name : hw::catalog_system_names()) {
+    INFO(name);
+    const hw::SystemSpec s = hw::load_system(name);
+    const std::vector<int> links = s.host_links();
+    REQUIRE(links.size() == s.devices.size());
+    for (std::size_t i = 0; i < s.devices.size(); ++i) {
+      INFO(s.devices[i].name);
+      const hw::DeviceSpec* host = s.host_of(s.devices[i].name);
+      const hw::LinkSpec* link = s.devices[i].kind == hw::DeviceKind::kCpu || host == nullptr
+                                     ? nullptr
+                                     : s.link_between(host->name, s.devices[i].name);
+      CHECK(links[i] == (link == nullptr ? -1 : static_cast<int>(link - s.links.data())));
+    }
+    const hw::Topology t(s);
+    for (int k = 0; k < s.nodes; ++k)
+      for (std::size_t j = 0; j < s.links.size(); ++j)
+        CHECK(t.links()[t.link_index(k, j)].name ==
+              (s.nodes > 1 ? "n" + std::to_string(k) + "." : "") + s.links[j].name);
+    CHECK_THROWS_AS(t.link_index(s.nodes, 0), InternalError);
+  }
+  // minsky: gpu0's copies take cpu0-gpu0, gpu2's cpu1-gpu2.
+  const hw::SystemSpec minsky = hw::load_system("minsky");
+  const std::vector<int> links = minsky.host_links();
+  for (std::size_t i = 0; i < minsky.devices.size(); ++i)
+    if (minsky.devices[i].name == "gpu2")
+      CHECK(minsky.links[static_cast<std::size_t>(links[i])].name == "cpu1-gpu2");
 }

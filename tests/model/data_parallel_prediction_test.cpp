@@ -192,3 +192,31 @@ TEST_CASE("data-parallel prediction: the 8-GPU DGX-1 speedups docs/validation.md
     CHECK(eight.samples_per_s / one.samples_per_s == Approx(q.speedup).margin(0.005));
   }
 }
+
+TEST_CASE("data-parallel prediction: copies and exchanges take turns on a host link both cross",
+          "[model][data_parallel][catalog]") {
+  // Minsky: the 4-GPU ring gpu0>gpu1>gpu2>gpu3>gpu0 crosses the sockets over the CPUs' NVLinks
+  // (gpu1>cpu0>cpu1>gpu2, gpu3>cpu1>cpu0>gpu0), the links the GPUs' copies take, both ways.
+  // DGX-1: the copies take PCIe, the ring NVLink only.
+  const hw::SystemSpec minsky = hw::load_system("minsky");
+  const Prediction four = run(lowered("resnet50", 32, 4), minsky, 32);
+  CHECK(four.communication.host_link == "the ring (both ways)");
+  // The input copies are done before the backward pass starts the all-reduces.
+  CHECK(four.communication.link_wait_s == 0);
+  const Prediction eight = run(lowered("resnet50", 32, 8), hw::load_system("dgx1-p100"), 32);
+  CHECK(eight.communication.host_link.empty());
+  CHECK(eight.communication.link_wait_s == 0);
+
+  // Pooling on the CPUs: its tensors cross the link during the backward pass as the all-reduces
+  // run, and wait for them (or they for the copies).
+  PredictOptions po;
+  po.batch = 32;
+  po.placement = parse_placement("pooling=host");
+  const Prediction shared = predict(lowered("resnet50", 32, 4), minsky, po);
+  const Prediction alone = predict(lowered("resnet50", 32, 1), minsky, po);
+  CHECK(shared.communication.link_wait_s > 0);
+  // One GPU's step plus at most every exchange and every wait.
+  CHECK(shared.step_time_s >= alone.step_time_s);
+  CHECK(shared.step_time_s <= alone.step_time_s + shared.communication.busy_s +
+                                  shared.communication.link_wait_s * (1 + kRel));
+}

@@ -257,3 +257,104 @@ TEST_CASE("data parallel: all-reduces run in order on one stream", "[model][sche
   CHECK(s.ops[ar2].start_s == Approx(3e-3));
   CHECK(s.makespan_s == Approx(5e-3));
 }
+
+namespace {
+// g (compute, 0.5 ms) -> ar (exchange, 2 ms); h (a host op, 1 ms) -> d (compute, 1 ms), whose
+// input crosses host -> device: a copy of 1 MB at 1 GB/s (1 ms, no setup). Program order g, ar,
+// h, d; no dispatch cost. `use`: the host link directions ar crosses.
+struct SharedLink {
+  graphs::OpGraph graph;
+  ScheduleInput in;
+  graphs::OpId g, ar, h, d;
+  explicit SharedLink(std::uint8_t use) {
+    g = graph.add(graphs::Operator{});
+    ar = graph.add(graphs::Operator{});
+    h = graph.add(graphs::Operator{});
+    d = graph.add(graphs::Operator{});
+    graph.depend(g, ar, 4);
+    graph.depend(h, d, 1e6);
+    in.graph = &graph;
+    in.costs = {OpCost{.time_s = 0.5e-3, .bound = Bound::kCompute},
+                OpCost{.time_s = 2e-3, .bound = Bound::kInterconnect},
+                OpCost{.time_s = 1e-3, .bound = Bound::kCompute},
+                OpCost{.time_s = 1e-3, .bound = Bound::kCompute}};
+    in.resources = {Resource::kCompute, Resource::kCollective, Resource::kHost, Resource::kCompute};
+    in.issue_s = {0, 0, 0, 0};
+    in.sync_at_end = false;
+    in.h2d_bytes_per_s = 1e9;
+    in.d2h_bytes_per_s = 1e9;
+    in.host_link_use = {0, use, 0, 0};
+  }
+};
+}  // namespace
+
+TEST_CASE("data parallel: a copy and an exchange take turns on a host link they both cross",
+          "[model][schedule]") {
+  // Hand timeline: g 0-0.5, ar 0.5-2.5 on the collective stream; h runs on the host 0-1; d's
+  // input copy is ready at 1 but ar holds the link toward the device until 2.5: copy 2.5-3.5,
+  // d 3.5-4.5. The copy waited 1.5 ms; the critical path is g, ar, the copy, d.
+  SharedLink f(kLinkToDevice);
+  const Schedule s = simulate(f.in);
+  REQUIRE(s.copies.size() == 1);
+  CHECK(s.copies[0].start_s == Approx(2.5e-3));
+  CHECK(s.copies[0].end_s == Approx(3.5e-3));
+  CHECK(s.ops[f.d].start_s == Approx(3.5e-3));
+  CHECK(s.makespan_s == Approx(4.5e-3));
+  CHECK(s.link_wait_s == Approx(1.5e-3));
+  CHECK(sum_bound(s, Bound::kInterconnect) == Approx(2e-3));
+  CHECK(sum_bound(s, Bound::kTransfer) == Approx(1e-3));
+  CHECK(sum_bound(s, Bound::kCompute) == Approx(1.5e-3));
+  CHECK(makespan(f.in, f.in.costs) == Approx(s.makespan_s));
+}
+
+TEST_CASE("data parallel: an exchange crossing the host link the other way leaves the copy be",
+          "[model][schedule]") {
+  // ar crosses the link only from the device: the copy runs 1-2 beside it, d 2-3 (ar ends at
+  // 2.5), and the step ends at 3. The same without any host_link_use.
+  for (const bool listed : {true, false}) {
+    SharedLink f(kLinkFromDevice);
+    if (!listed) f.in.host_link_use.clear();
+    const Schedule s = simulate(f.in);
+    CHECK(s.copies[0].start_s == Approx(1e-3));
+    CHECK(s.makespan_s == Approx(3e-3));
+    CHECK(s.link_wait_s == 0);
+  }
+}
+
+TEST_CASE("data parallel: an exchange waits for a copy on the host link", "[model][schedule]") {
+  // Program order h, d, ar. h runs on the host 0-1; d's input copy 1-2, d 2-3. ar (2 ms, no
+  // inputs) is issued at 1, when the host is free again, but the copy holds the link toward the
+  // device until 2: ar 2-4. Waited: 1 ms; without sharing ar would run 1-3 and the step end at 3.
+  graphs::OpGraph graph;
+  const auto h = graph.add(graphs::Operator{});
+  const auto d = graph.add(graphs::Operator{});
+  const auto ar = graph.add(graphs::Operator{});
+  graph.depend(h, d, 1e6);
+  ScheduleInput in;
+  in.graph = &graph;
+  in.costs = {OpCost{.time_s = 1e-3, .bound = Bound::kCompute},
+              OpCost{.time_s = 1e-3, .bound = Bound::kCompute},
+              OpCost{.time_s = 2e-3, .bound = Bound::kInterconnect}};
+  in.resources = {Resource::kHost, Resource::kCompute, Resource::kCollective};
+  in.issue_s = {0, 0, 0};
+  in.sync_at_end = false;
+  in.h2d_bytes_per_s = 1e9;
+  in.d2h_bytes_per_s = 1e9;
+  in.host_link_use = {0, 0, kLinkToDevice | kLinkFromDevice};
+  const Schedule s = simulate(in);
+  CHECK(s.ops[ar].start_s == Approx(2e-3));
+  CHECK(s.makespan_s == Approx(4e-3));
+  CHECK(s.link_wait_s == Approx(1e-3));
+  // The critical path: h (host), the copy, then ar, which waited for it.
+  REQUIRE(s.critical_path.size() == 3);
+  CHECK(s.critical_path[1].bound == Bound::kTransfer);
+  CHECK(s.critical_path[2].op == ar);
+  in.host_link_use.clear();
+  CHECK(simulate(in).makespan_s == Approx(3e-3));
+}
+
+TEST_CASE("data parallel: host_link_use covers every op or none", "[model][schedule]") {
+  SharedLink f(kLinkToDevice);
+  f.in.host_link_use.pop_back();
+  CHECK_THROWS_WITH(simulate(f.in), Catch::Contains("host_link_use must cover every op"));
+}
