@@ -36,10 +36,15 @@ void print_runs(const validate::ValidationReport& r, const std::string& format) 
   if (format == "json") {
     nlohmann::json points = nlohmann::json::array();
     for (const auto& p : r.points) {
-      nlohmann::json j = {{"workload", p.run.workload},   {"batch", p.run.batch},
-                          {"mode", p.run.mode},           {"precision", p.run.precision},
-                          {"op_class", p.run.op_class},   {"measured_s", p.run.measured_s},
-                          {"predicted_s", p.predicted_s}, {"error", p.error}};
+      nlohmann::json j = {{"workload", p.run.workload},
+                          {"batch", p.run.batch},
+                          {"gpus", p.run.gpus},
+                          {"mode", p.run.mode},
+                          {"precision", p.run.precision},
+                          {"op_class", p.run.op_class},
+                          {"measured_s", p.run.measured_s},
+                          {"predicted_s", p.predicted_s},
+                          {"error", p.error}};
       if (!p.run.model.empty()) j["model"] = p.run.model;
       for (const auto& [k, v] : p.run.extra) j[k] = v;
       points.push_back(j);
@@ -63,19 +68,33 @@ void print_runs(const validate::ValidationReport& r, const std::string& format) 
     return;
   }
   const bool csv = format == "csv";
-  Table t(csv ? std::vector<std::string>{"workload", "model", "batch", "mode", "precision",
-                                         "op_class", "measured_s", "predicted_s", "error"}
-              : std::vector<std::string>{"workload", "batch", "mode", "precision", "class",
-                                         "measured", "predicted", "error"});
+  // The table shows the GPU count only where a run used several.
+  const bool gpus = std::any_of(r.points.begin(), r.points.end(),
+                                [](const validate::ValidationPoint& p) { return p.run.gpus > 1; });
+  std::vector<std::string> header =
+      csv ? std::vector<std::string>{"workload",  "model",    "batch",      "gpus",        "mode",
+                                     "precision", "op_class", "measured_s", "predicted_s", "error"}
+          : std::vector<std::string>{"workload", "batch",    "mode",      "precision",
+                                     "class",    "measured", "predicted", "error"};
+  if (!csv && gpus) header.insert(header.begin() + 2, "gpus");
+  Table t(header);
   for (const auto& p : r.points)
-    if (csv)
-      t.add({p.run.workload, p.run.model, std::to_string(p.run.batch), p.run.mode, p.run.precision,
-             p.run.op_class, fmt::format("{:.6g}", p.run.measured_s),
+    if (csv) {
+      t.add({p.run.workload, p.run.model, std::to_string(p.run.batch), std::to_string(p.run.gpus),
+             p.run.mode, p.run.precision, p.run.op_class, fmt::format("{:.6g}", p.run.measured_s),
              fmt::format("{:.6g}", p.predicted_s), fmt::format("{:.4f}", p.error)});
-    else
-      t.add({p.run.workload, std::to_string(p.run.batch), p.run.mode, p.run.precision,
-             p.run.op_class.empty() ? "step" : p.run.op_class, seconds(p.run.measured_s),
-             seconds(p.predicted_s), percent(p.error)});
+    } else {
+      std::vector<std::string> row{p.run.workload,
+                                   std::to_string(p.run.batch),
+                                   p.run.mode,
+                                   p.run.precision,
+                                   p.run.op_class.empty() ? "step" : p.run.op_class,
+                                   seconds(p.run.measured_s),
+                                   seconds(p.predicted_s),
+                                   percent(p.error)};
+      if (gpus) row.insert(row.begin() + 2, std::to_string(p.run.gpus));
+      t.add(row);
+    }
   if (csv) {
     t.print_csv(std::cout);
     std::cout << '\n';

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "cli/workload.h"
 
@@ -18,7 +19,15 @@ model::Prediction predict_run(const validate::MeasuredRun& run, const hw::System
   w.mode = run.mode;
   w.precision = run.precision;
   w.inputs_on_device = run.inputs_on_device;
-  const Workload wl = load_workload(w, {{"batch", run.batch}}, system);
+  w.gpus = run.gpus;
+  graphs::Bindings sizes = run.sizes;
+  sizes["batch"] = run.batch;
+  std::optional<hw::SystemSpec> updated;  // the system with the run's variable update
+  if (run.variable_update) {
+    updated = system;
+    updated->runtime.collectives.variable_update = *run.variable_update;
+  }
+  const Workload wl = load_workload(w, sizes, updated ? *updated : system);
   validate::check_parameters(run, wl.lowered.parameters);
   return model::predict(wl.lowered, wl.system, wl.predict);
 }

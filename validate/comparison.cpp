@@ -22,9 +22,14 @@ std::vector<GroupSummary> group_summaries(const std::vector<ValidationPoint>& po
        [](const MeasuredRun& r) {
          return fmt::format("{} {}", r.batch <= kSmallBatch ? "<=" : ">", kSmallBatch);
        }},
+      {"gpus", [](const MeasuredRun& r) { return std::to_string(r.gpus); }},
   };
+  // Grouping by GPU count only where some run used several.
+  const bool several = std::any_of(points.begin(), points.end(),
+                                   [](const ValidationPoint& p) { return p.run.gpus > 1; });
   std::vector<GroupSummary> out;
   for (const Grouping& g : groupings) {
+    if (std::string(g.by) == "gpus" && !several) continue;
     std::vector<std::string> order;
     std::map<std::string, std::vector<double>> errors;
     for (const ValidationPoint& p : points) {

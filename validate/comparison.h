@@ -2,8 +2,8 @@
 // Comparison of measured runs with predictions: one point per measured row, the signed
 // error (predicted - measured) / measured, and the summary statistics docs/architecture.md
 // asks for: median and 90th percentile of |error| over the whole steps, grouped by
-// precision, by mode and by batch size (up to kSmallBatch and above), and per op class for
-// per-class rows.
+// precision, by mode, by batch size (up to kSmallBatch and above) and, where some run used
+// several GPUs, by GPU count, and per op class for per-class rows.
 
 #include <cstdint>
 #include <functional>
@@ -27,8 +27,8 @@ struct ValidationPoint {
   double error = 0;  // signed, relative
 };
 
-// The whole-step points of one group: `by` is "all", "precision", "mode" or "batch";
-// `group` the value ("bf16", "train", "<= 16", ...).
+// The whole-step points of one group: `by` is "all", "precision", "mode", "batch" or "gpus";
+// `group` the value ("bf16", "train", "<= 16", "8", ...).
 struct GroupSummary {
   std::string by;
   std::string group;
@@ -47,8 +47,9 @@ using Predictor = std::function<model::Prediction(const MeasuredRun&)>;
 ValidationReport compare(const std::vector<MeasuredRun>& runs, const Predictor& predict);
 
 // The groups of whole-step points, in the order reports print them: all; each precision and
-// each mode in order of first appearance; batch <= kSmallBatch, batch > kSmallBatch. Groups
-// without points are left out.
+// each mode in order of first appearance; batch <= kSmallBatch, batch > kSmallBatch; each GPU
+// count in order of first appearance when some run used several. Groups without points are
+// left out.
 std::vector<GroupSummary> group_summaries(const std::vector<ValidationPoint>& points);
 
 }  // namespace amdahl::validate

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 #include "graphs/zoo.h"
 #include "util/csv_table.h"
@@ -27,15 +29,17 @@ struct Layout {
 const Layout kAmdahlLayout{"workload", "measured_s", 1.0, false, "host"};
 // shared/data/h200/models.py: make() creates the inputs with device=dev.
 const Layout kPyTorchLayout{"model", "median_us", 1e-6, true, "device"};
+// amdahl's layout's alternative to its time column.
+constexpr const char* kThroughputColumn = "samples_per_s";
 
 const Layout& layout_of(const CsvTable& t) {
   if (t.has_column(kAmdahlLayout.name_column)) return kAmdahlLayout;
   if (t.has_column(kPyTorchLayout.name_column)) return kPyTorchLayout;
   throw UserError(fmt::format(
       "{}:1: a measured-runs file names its networks in a column '{}' (amdahl models, with "
-      "{}) or '{}' (PyTorch names, with {}); the header has: {}",
-      t.path(), kAmdahlLayout.name_column, kAmdahlLayout.time_column, kPyTorchLayout.name_column,
-      kPyTorchLayout.time_column, join(t.header())));
+      "{} or {}) or '{}' (PyTorch names, with {}); the header has: {}",
+      t.path(), kAmdahlLayout.name_column, kAmdahlLayout.time_column, kThroughputColumn,
+      kPyTorchLayout.name_column, kPyTorchLayout.time_column, join(t.header())));
 }
 
 std::string member(const CsvTable& t, std::size_t row, std::size_t col,
@@ -47,22 +51,62 @@ std::string member(const CsvTable& t, std::size_t row, std::size_t col,
   return v;
 }
 
+// "NAME=VALUE ..." (spaces between bindings; VALUE a whole number >= 0, as --set takes).
+std::map<std::string, std::int64_t> parse_sizes(const CsvTable& t, std::size_t row,
+                                                std::size_t col) {
+  std::map<std::string, std::int64_t> sizes;
+  std::istringstream in(t.cell(row, col));
+  for (std::string item; in >> item;) {
+    const std::size_t eq = item.find('=');
+    std::int64_t value = -1;
+    const char* end = item.data() + item.size();
+    const bool ok = eq != std::string::npos && eq > 0 &&
+                    std::from_chars(item.data() + eq + 1, end, value).ptr == end && value >= 0 &&
+                    eq + 1 < item.size();
+    if (!ok)
+      throw UserError(fmt::format(
+          "{}: column {}: expected NAME=VALUE bindings separated by spaces, each VALUE a whole "
+          "number >= 0 (got '{}')",
+          t.where(row), t.header().at(col), excerpt(item)));
+    if (item.compare(0, eq, "batch") == 0)
+      throw UserError(fmt::format("{}: column {}: the batch is the `batch` column's (got '{}')",
+                                  t.where(row), t.header().at(col), excerpt(item)));
+    sizes[item.substr(0, eq)] = value;
+  }
+  return sizes;
+}
+
 }  // namespace
 
 std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
   const CsvTable t = CsvTable::read(path);
   const Layout& layout = layout_of(t);
   const std::size_t name_col = t.column(layout.name_column);
-  const std::size_t time_col = t.column(layout.time_column);
+  // amdahl's layout may give a published throughput over all GPUs instead of a step time.
+  const bool throughput = &layout == &kAmdahlLayout && !t.has_column(layout.time_column) &&
+                          t.has_column(kThroughputColumn);
+  const std::size_t time_col = t.column(throughput ? kThroughputColumn : layout.time_column);
   const std::size_t batch_col = t.column("batch");
   const std::size_t mode_col = t.column("mode");
   const std::size_t precision_col = t.column("precision");
   const bool has_class = t.has_column("op_class");
   const bool has_params = t.has_column("params");
   const bool has_inputs = t.has_column("inputs");
-  const std::vector<std::string> consumed{
-      layout.name_column, layout.time_column, "batch",  "mode",
-      "precision",        "op_class",         "params", "inputs"};
+  const bool has_gpus = t.has_column("gpus");
+  const bool has_update = t.has_column("variable_update");
+  const bool has_sizes = t.has_column("sizes");
+  const std::vector<std::string> consumed{layout.name_column,
+                                          layout.time_column,
+                                          kThroughputColumn,
+                                          "batch",
+                                          "mode",
+                                          "precision",
+                                          "op_class",
+                                          "params",
+                                          "inputs",
+                                          "gpus",
+                                          "variable_update",
+                                          "sizes"};
   static const std::map<std::string, std::string> kNoNames;
   const auto& zoo_by_pytorch_name = layout.pytorch_names ? graphs::zoo_pytorch_names() : kNoNames;
   std::vector<std::string> pytorch_names;
@@ -92,7 +136,14 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
     run.batch = t.whole_number(row, batch_col, 1);
     run.mode = member(t, row, mode_col, {"train", "infer"});
     run.precision = member(t, row, precision_col, precision_names());
-    run.measured_s = t.positive_number(row, time_col) * layout.seconds_per_unit;
+    if (has_gpus) run.gpus = static_cast<int>(t.whole_number(row, t.column("gpus"), 1));
+    run.measured_s =
+        throughput ? static_cast<double>(run.batch) * run.gpus / t.positive_number(row, time_col)
+                   : t.positive_number(row, time_col) * layout.seconds_per_unit;
+    if (has_update && !t.cell(row, t.column("variable_update")).empty())
+      run.variable_update = hw::parse_variable_update(
+          member(t, row, t.column("variable_update"), hw::variable_update_names()));
+    if (has_sizes) run.sizes = parse_sizes(t, row, t.column("sizes"));
     if (has_class) {
       const std::size_t col = t.column("op_class");
       if (!t.cell(row, col).empty()) run.op_class = member(t, row, col, op_class_names());

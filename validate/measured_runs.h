@@ -2,12 +2,18 @@
 // Measured runs of real frameworks (docs/output-format.md "Measured-runs CSV"): one row per
 // measurement, in one of two layouts told apart by the header:
 //   amdahl's      workload,batch,mode,precision,measured_s[,op_class]: the workload is an
-//                 amdahl model (zoo name or network file), the time in seconds;
+//                 amdahl model (zoo name or network file), the time in seconds; or, in place
+//                 of measured_s, samples_per_s: a published throughput over all GPUs, the
+//                 step then batch x gpus / samples_per_s;
 //   PyTorch's     model,batch,precision,mode,median_us[,params] (shared/data/h200/networks/
 //                 steps.csv): the model is named as PyTorch names it (models.py, torchvision)
 //                 and resolves to the zoo network whose `pytorch_name` it is; the time is
 //                 the median in microseconds; `params`, where given, is the network's
 //                 parameter count, checked against the zoo network's (check_parameters).
+// Optional in both: `gpus` (data-parallel replicas of `batch` each; default 1),
+// `variable_update` (how they exchanged gradients, a hw::variable_update_names() value;
+// default the system's) and `sizes` (further size bindings, "NAME=VALUE ...", such as
+// "aux=0 image=227").
 // Columns beyond those are kept and echoed.
 
 #include <cstdint>
@@ -15,6 +21,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "hw/system.h"
 
 namespace amdahl::validate {
 
@@ -30,6 +38,9 @@ struct MeasuredRun {
   // (shared/data/h200/models.py) makes its inputs on the device.
   bool inputs_on_device = false;
   std::optional<std::int64_t> parameters;  // the `params` column
+  int gpus = 1;
+  std::optional<hw::VariableUpdate> variable_update;  // empty: the system's
+  std::map<std::string, std::int64_t> sizes;          // beside batch
   std::map<std::string, std::string> extra;
   std::string where;  // "file:line"
 };

@@ -65,3 +65,29 @@ TEST_CASE("comparison groups whole steps by precision, mode and batch", "[valida
   CHECK(r.groups[2].group == "bf16");
   CHECK(r.groups[5].group == "<= 16");
 }
+
+TEST_CASE("comparison groups by GPU count only where a run used several", "[validate]") {
+  // Every prediction is 1 s: measured 0.5 -> +100%, 2 -> -50%, 1.25 -> -20%.
+  std::vector<MeasuredRun> runs{run(64, "fp32", "train", 0.5), run(64, "fp32", "train", 2.0),
+                                run(64, "fp32", "train", 1.25)};
+  const auto predict = [](const MeasuredRun&) {
+    model::Prediction p;
+    p.step_time_s = 1.0;
+    return p;
+  };
+  auto by_gpus = [](const ValidationReport& r) {
+    std::vector<GroupSummary> out;
+    for (const auto& g : r.groups)
+      if (g.by == "gpus") out.push_back(g);
+    return out;
+  };
+  CHECK(by_gpus(compare(runs, predict)).empty());  // one GPU each: no such grouping
+  runs[1].gpus = 8;
+  runs[2].gpus = 8;
+  const auto groups = by_gpus(compare(runs, predict));
+  REQUIRE(groups.size() == 2);  // in order of first appearance
+  CHECK(groups[0].group == "1");
+  CHECK(groups[0].summary.median_abs == Approx(1.0));
+  CHECK(groups[1].group == "8");
+  CHECK(groups[1].summary.median_abs == Approx(0.35));  // 0.50 and 0.20
+}

@@ -22,12 +22,16 @@ CPU_CASE = ("validate --measured validate/cases/cpu-this-machine-2026-11-30{}.cs
             "--system calibrate/examples/cpu-example.yaml")
 CPU_ROW = "| End-to-end validation, PyTorch 1.13"
 ALLREDUCE = "calibrate allreduce --dir ../shared/data/deepbench"
+TF_DGX1 = "validate --measured validate/cases/tf-benchmarks-dgx1-p100-2017-05-{}.csv --system dgx1-p100"
+TF_ROW = "| Multi-GPU training against TensorFlow's published DGX-1"
 CLAIMS = [  # the CPU row quotes three sets in order: 10:40Z, 10:46Z, 10:44Z in one process
     (CPU_ROW, CPU_CASE.format("T1040Z"), ["all"]),
     (CPU_ROW, CPU_CASE.format("T1046Z"), ["all"]),
     (CPU_ROW, CPU_CASE.format("T1044Z-shared"), ["all"]),
     ("| validation on a GPU: 52 measured", H200_STEPS, ["all", "precision fp32", "precision bf16"]),
     ("| H200 steps at batch <= 16", H200_STEPS, ["batch <= 16"]),
+    (TF_ROW, TF_DGX1.format("synthetic"), ["all"]),  # then ImageNet's
+    (TF_ROW, TF_DGX1.format("imagenet"), ["all"]),
     ("| DeepBench all-reduce (one node", ALLREDUCE,
      [f"one node {d} held out" for d in ("P100_baidu_2018", "TitanXPascal", "1080Ti", "M40",
                                          "TitanX_Maxwell", "P100_baidu_2017-05")]),

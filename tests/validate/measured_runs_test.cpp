@@ -95,6 +95,57 @@ TEST_CASE("measured-runs rules each have a failing row", "[validate]") {
                     Catch::Contains("'workload'") && Catch::Contains("'model'"));
 }
 
+TEST_CASE("a published throughput over several GPUs, their variable update and sizes",
+          "[validate]") {
+  // tensorflow.org's DGX-1 table: ResNet-50, batch 64 per GPU, 8 GPUs, 1734 images/s. The
+  // step is 64 x 8 / 1734 s.
+  const auto path = write_scratch_file(
+      "amdahl_runs_throughput.csv",
+      "workload,batch,gpus,mode,precision,samples_per_s,variable_update,sizes,source\n"
+      "resnet50,64,8,train,fp32,1734,parameter-server-cpu,,tensorflow.org\n"
+      "inception-v3,32,1,train,fp32,128,,aux=0 image=299,tensorflow.org\n");
+  const auto runs = read_measured_runs(path);
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].gpus == 8);
+  CHECK(runs[0].measured_s == Approx(64.0 * 8 / 1734).epsilon(1e-15));
+  CHECK(runs[0].variable_update == amdahl::hw::VariableUpdate::kParameterServerCpu);
+  CHECK(runs[0].sizes.empty());
+  CHECK(runs[0].extra.at("source") == "tensorflow.org");
+  CHECK_FALSE(runs[0].extra.contains("samples_per_s"));
+  CHECK(runs[1].gpus == 1);
+  CHECK(runs[1].measured_s == Approx(32.0 / 128).epsilon(1e-15));
+  CHECK_FALSE(runs[1].variable_update);
+  CHECK(runs[1].sizes == std::map<std::string, std::int64_t>{{"aux", 0}, {"image", 299}});
+
+  const std::string header =
+      "workload,batch,gpus,mode,precision,samples_per_s,variable_update,sizes\n";
+  const struct {
+    const char* row;
+    const char* message;
+  } cases[] = {
+      {"resnet50,64,0,train,fp32,10,,",
+       "amdahl_runs_throughput.csv:2: column gpus: expected a whole number from 1"},
+      {"resnet50,64,2,train,fp32,0,,",
+       "amdahl_runs_throughput.csv:2: column samples_per_s: expected a finite number > 0"},
+      {"resnet50,64,2,train,fp32,10,ps,",
+       "amdahl_runs_throughput.csv:2: column variable_update: valid: ddp, replicated, "},
+      {"resnet50,64,2,train,fp32,10,,aux", "column sizes: expected NAME=VALUE bindings"},
+      {"resnet50,64,2,train,fp32,10,,aux=-1", "column sizes: expected NAME=VALUE bindings"},
+      {"resnet50,64,2,train,fp32,10,,aux=1x", "(got 'aux=1x')"},
+      {"resnet50,64,2,train,fp32,10,,=3", "column sizes: expected NAME=VALUE bindings"},
+      {"resnet50,64,2,train,fp32,10,,batch=3", "column sizes: the batch is the `batch` column's"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.row);
+    write_scratch_file("amdahl_runs_throughput.csv", header + c.row + "\n");
+    CHECK_THROWS_WITH(read_measured_runs(path), Catch::Contains(c.message));
+  }
+  // Neither a time nor a throughput: the header is named.
+  write_scratch_file("amdahl_runs_throughput.csv",
+                     "workload,batch,mode,precision,images\nresnet50,1,train,fp32,1\n");
+  CHECK_THROWS_WITH(read_measured_runs(path), Catch::Contains("measured_s"));
+}
+
 TEST_CASE("error summary: median and 90th percentile of |error|", "[validate]") {
   CHECK(signed_error(1.1, 1.0) == Approx(0.1));
   const ErrorSummary s = summarize({0.1, -0.2, 0.3, -0.4, 0.5});
