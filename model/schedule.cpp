@@ -145,9 +145,11 @@ Schedule run(const ScheduleInput& in, const std::vector<OpCost>& costs, bool tim
       copy_last[e] = copy_id;
       consider(t, copy_id, Cause::kDependency);
     }
-    // A kCopy op is an input's host -> device copy.
-    const std::uint8_t link_use = !shared                      ? 0
-                                  : r == Resource::kCopy       ? kLinkToDevice
+    // A kCopy op is an input's host -> device copy (none when the input is already there and
+    // costs nothing).
+    const std::uint8_t link_use = !shared ? 0
+                                  : r == Resource::kCopy
+                                      ? (costs[id].time_s > 0 ? kLinkToDevice : 0)
                                   : r == Resource::kCollective ? in.host_link_use[id]
                                                                : 0;
     if (link_use != 0)

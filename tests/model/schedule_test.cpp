@@ -358,3 +358,27 @@ TEST_CASE("data parallel: host_link_use covers every op or none", "[model][sched
   f.in.host_link_use.pop_back();
   CHECK_THROWS_WITH(simulate(f.in), Catch::Contains("host_link_use must cover every op"));
 }
+
+TEST_CASE("data parallel: an input already on the device holds no host link", "[model][schedule]") {
+  // ar (2 ms, crossing the link toward the device) runs 0-2; input x is already on the device
+  // (no time) and starts at 0; input y (a 1 ms copy) waits for ar: 2-3. Waited: 2 ms, y's.
+  graphs::OpGraph graph;
+  const auto ar = graph.add(graphs::Operator{});
+  const auto x = graph.add(graphs::Operator{});
+  const auto y = graph.add(graphs::Operator{});
+  ScheduleInput in;
+  in.graph = &graph;
+  in.costs = {OpCost{.time_s = 2e-3, .bound = Bound::kInterconnect},
+              OpCost{.bound = Bound::kTransfer}, OpCost{.time_s = 1e-3, .bound = Bound::kTransfer}};
+  in.resources = {Resource::kCollective, Resource::kCopy, Resource::kCopy};
+  in.issue_s = {0, 0, 0};
+  in.copy_engines = 2;
+  in.sync_at_end = false;
+  in.host_link_use = {kLinkToDevice, 0, 0};
+  const Schedule s = simulate(in);
+  CHECK(s.ops[ar].end_s == Approx(2e-3));
+  CHECK(s.ops[x].start_s == 0);
+  CHECK(s.ops[y].start_s == Approx(2e-3));
+  CHECK(s.makespan_s == Approx(3e-3));
+  CHECK(s.link_wait_s == Approx(2e-3));
+}
