@@ -51,13 +51,16 @@ Table summary_table(const validate::ValidationReport& r, bool csv) {
   return t;
 }
 
-// Predicted against measured step time, a colour per mode and precision ("train fp32").
+// Predicted against measured step time, a colour per mode and precision and, for runs on
+// several GPUs, GPU count ("train fp32", "train fp32, 8 GPUs").
 Figure validation_figure(const std::string& name, const validate::ValidationReport& r,
                          const std::string& system) {
   std::vector<PointGroup> groups;
   for (const validate::ValidationPoint& p : r.points) {
     if (!p.run.op_class.empty()) continue;  // whole steps only
-    const std::string group = p.run.mode + " " + p.run.precision;
+    const std::string group =
+        p.run.mode + " " + p.run.precision +
+        (p.run.gpus > 1 ? fmt::format(", {} GPUs", p.run.gpus) : std::string());
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const PointGroup& g) { return g.name == group; });
     if (it == groups.end()) it = groups.insert(groups.end(), PointGroup{group, {}});

@@ -1,6 +1,6 @@
 # amdahl report (docs/report.md): the files it writes, and every step time and sweep point in its
 # CSVs equal to what `predict` and `sweep` print for the same inputs. Run by ctest with
-# -DAMDAHL=<binary> -DWORK=<scratch dir>.
+# -DAMDAHL=<binary> -DWORK=<scratch dir> -DSHARED=<../shared> -DSOURCE=<the source tree>.
 
 cmake_policy(SET CMP0007 NEW)  # list(POP_FRONT/GET) keep empty elements
 include(${CMAKE_CURRENT_LIST_DIR}/expect_run.cmake)
@@ -176,3 +176,9 @@ list(LENGTH plotted plotted_count)
 if(NOT plotted_count EQUAL 53)
   message(FATAL_ERROR "validate --plot: ${plotted_count} CSV lines, expected 53 (52 runs)")
 endif()
+# Runs on several GPUs are coloured by their count as well.
+expect_run(0 "wrote ${WORK}/validate_gpus_plot.csv" validate --system dgx1-p100
+           --measured ${SOURCE}/validate/cases/tf-benchmarks-dgx1-p100-2017-05-synthetic.csv
+           --plot ${WORK}/validate_gpus_plot.svg)
+expect_in_file(${WORK}/validate_gpus_plot.csv "train fp32, 8 GPUs"
+               "validate --plot: no group for the 8-GPU runs")
