@@ -138,22 +138,11 @@ graphs::Bindings size_overrides(const WorkloadOptions& o) {
     b["batch"] = *o.global_batch / o.gpus;
   }
   for (const auto& s : o.sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw UserError(fmt::format("--set expects NAME=VALUE (got '{}')", s));
-    const std::string name = s.substr(0, eq);
-    const std::string value = s.substr(eq + 1);
     try {
-      std::size_t used = 0;
-      const long long v = std::stoll(value, &used);
-      if (used != value.size()) throw std::invalid_argument(value);
-      // 0 is allowed: it turns off a variant switch (enabled: NAME); a dim that evaluates
-      // to 0 is rejected when the network binds.
-      if (v < 0)
-        throw UserError(fmt::format("--set {}: the value must not be negative (got {})", name, v));
-      b[name] = v;
-    } catch (const std::logic_error&) {
-      throw UserError(fmt::format("--set {}: expected an integer (got '{}')", name, value));
+      auto [name, value] = graphs::parse_size_binding(s);
+      b[std::move(name)] = value;
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("--set {}", e.what()));
     }
   }
   return b;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 
 #include "util/checked_math.h"
@@ -149,6 +150,20 @@ std::vector<std::string> referenced_names(std::string_view text) {
   std::vector<std::string> names;
   Parser(text, nullptr, &names).parse();
   return names;
+}
+
+std::pair<std::string, std::int64_t> parse_size_binding(std::string_view text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    throw UserError(fmt::format("expects NAME=VALUE (got '{}')", excerpt(text)));
+  std::string name(text.substr(0, eq));
+  const std::string_view value = text.substr(eq + 1);
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size())
+    throw UserError(fmt::format("{}: expected an integer (got '{}')", name, excerpt(value)));
+  if (v < 0) throw UserError(fmt::format("{}: the value must not be negative (got {})", name, v));
+  return {std::move(name), v};
 }
 
 }  // namespace amdahl::graphs

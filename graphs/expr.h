@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace amdahl::graphs {
@@ -23,5 +24,12 @@ std::int64_t evaluate(std::string_view text, const Bindings& bindings);
 
 // The names `text` refers to (for checking a network's sizes before binding).
 std::vector<std::string> referenced_names(std::string_view text);
+
+// One size binding "NAME=VALUE" as `--set` and a measured run's `sizes` give it: NAME not
+// empty, VALUE a whole number >= 0 (0 turns a variant switch off; a dim that evaluates to 0 is
+// rejected when the network binds). Throws UserError saying what is wrong, for the caller to
+// place: "expects NAME=VALUE (got 'x')", "NAME: expected an integer (got 'v')" or "NAME: the
+// value must not be negative (got -1)".
+std::pair<std::string, std::int64_t> parse_size_binding(std::string_view text);
 
 }  // namespace amdahl::graphs

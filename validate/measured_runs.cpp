@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 
+#include "graphs/expr.h"
 #include "graphs/zoo.h"
 #include "util/csv_table.h"
 #include "util/error.h"
@@ -51,27 +51,25 @@ std::string member(const CsvTable& t, std::size_t row, std::size_t col,
   return v;
 }
 
-// "NAME=VALUE ..." (spaces between bindings; VALUE a whole number >= 0, as --set takes).
+// "NAME=VALUE ..." (spaces between bindings; each as --set takes it, graphs::parse_size_binding).
 std::map<std::string, std::int64_t> parse_sizes(const CsvTable& t, std::size_t row,
                                                 std::size_t col) {
   std::map<std::string, std::int64_t> sizes;
   std::istringstream in(t.cell(row, col));
   for (std::string item; in >> item;) {
-    const std::size_t eq = item.find('=');
-    std::int64_t value = -1;
-    const char* end = item.data() + item.size();
-    const bool ok = eq != std::string::npos && eq > 0 &&
-                    std::from_chars(item.data() + eq + 1, end, value).ptr == end && value >= 0 &&
-                    eq + 1 < item.size();
-    if (!ok)
+    std::pair<std::string, std::int64_t> binding;
+    try {
+      binding = graphs::parse_size_binding(item);
+    } catch (const UserError&) {
       throw UserError(fmt::format(
           "{}: column {}: expected NAME=VALUE bindings separated by spaces, each VALUE a whole "
           "number >= 0 (got '{}')",
           t.where(row), t.header().at(col), excerpt(item)));
-    if (item.compare(0, eq, "batch") == 0)
+    }
+    if (binding.first == "batch")
       throw UserError(fmt::format("{}: column {}: the batch is the `batch` column's (got '{}')",
                                   t.where(row), t.header().at(col), excerpt(item)));
-    sizes[item.substr(0, eq)] = value;
+    sizes[binding.first] = binding.second;
   }
   return sizes;
 }

@@ -12,6 +12,10 @@ expect_run(2 "unknown system 'minksy'; did you mean 'minsky'" predict --model al
 expect_run(2 "unknown model 'alexnt'; did you mean 'alexnet'" predict --model alexnt)
 expect_run(2 "--batch" predict --model alexnet --batch 0)
 expect_run(2 "network 'alexnet' has no size 'imgae'" predict --model alexnet --set imgae=10)
+expect_run(2 "--set expects NAME=VALUE (got 'image')" predict --model alexnet --set image)
+expect_run(2 "--set image: expected an integer (got '2x')" predict --model alexnet --set image=2x)
+expect_run(2 "--set image: the value must not be negative (got -1)" predict --model alexnet
+           --set image=-1)
 expect_run(2 "size 'width'" predict --graph ${FIXTURES}/graphs/good.yaml)
 expect_run(2 "The following argument was not expected" predict --model alexnet --bogus)
 expect_run(0 "minsky" describe systems)

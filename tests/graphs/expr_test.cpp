@@ -41,3 +41,27 @@ TEST_CASE("results beyond 2^63 and deep nesting are errors, never wrapped or a c
   CHECK_THROWS_WITH(evaluate(std::string(100000, '-') + "7", {}),
                     Catch::Contains("nested more than"));
 }
+
+TEST_CASE("a size binding NAME=VALUE: a whole number >= 0, else what is wrong", "[graphs][expr]") {
+  CHECK(amdahl::graphs::parse_size_binding("aux=0") ==
+        std::pair<std::string, std::int64_t>{"aux", 0});
+  CHECK(amdahl::graphs::parse_size_binding("image=299") ==
+        std::pair<std::string, std::int64_t>{"image", 299});
+  CHECK(amdahl::graphs::parse_size_binding("a=9223372036854775807").second == INT64_MAX);
+  const struct {
+    const char* text;
+    const char* message;
+  } cases[] = {
+      {"aux", "expects NAME=VALUE (got 'aux')"},
+      {"=3", "expects NAME=VALUE (got '=3')"},
+      {"aux=", "aux: expected an integer (got '')"},
+      {"aux=1x", "aux: expected an integer (got '1x')"},
+      {"aux=1.5", "aux: expected an integer (got '1.5')"},
+      {"aux=9223372036854775808", "aux: expected an integer (got '9223372036854775808')"},
+      {"aux=-1", "aux: the value must not be negative (got -1)"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    CHECK_THROWS_WITH(amdahl::graphs::parse_size_binding(c.text), c.message);
+  }
+}
