@@ -180,11 +180,11 @@ const DeviceSpec* SystemSpec::host_of(const std::string& accelerator) const {
   return nullptr;
 }
 
-std::vector<int> SystemSpec::host_links() const {
+std::map<std::string, std::size_t, std::less<>> SystemSpec::host_links() const {
   std::map<std::string, std::size_t, std::less<>> index;
   for (std::size_t i = 0; i < devices.size(); ++i) index.emplace(devices[i].name, i);
-  std::vector<int> link(devices.size(), -1);
   std::vector<std::size_t> cpu(devices.size(), devices.size());  // the chosen link's CPU
+  std::map<std::string, std::size_t, std::less<>> link;
   for (std::size_t j = 0; j < links.size(); ++j) {
     const auto from = index.find(links[j].from);
     const auto to = index.find(links[j].to);
@@ -194,7 +194,7 @@ std::vector<int> SystemSpec::host_links() const {
       if (devices[c].kind == DeviceKind::kCpu && devices[a].kind != DeviceKind::kCpu &&
           c < cpu[a]) {
         cpu[a] = c;
-        link[a] = static_cast<int>(j);
+        link[devices[a].name] = j;
       }
   }
   return link;

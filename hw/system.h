@@ -225,10 +225,10 @@ struct SystemSpec {
   const DeviceSpec* host_of(const std::string& accelerator) const;
   // The link joining a and b in either direction, or nullptr.
   const LinkSpec* link_between(const std::string& a, const std::string& b) const;
-  // Per device (as in `devices`), the index in `links` of the link its copies to and from its
-  // host take, link_between(host_of(d), d), or -1 (a CPU, or no link to a CPU). O(devices +
-  // links), where asking host_of per device is O(devices x links).
-  std::vector<int> host_links() const;
+  // By device name, the index in `links` of the link its copies to and from its host take,
+  // link_between(host_of(d), d), for every device that is not a CPU and has a link to one.
+  // O((devices + links) log devices), where asking host_of per device is O(devices x links).
+  std::map<std::string, std::size_t, std::less<>> host_links() const;
   // Every link whose model is `from.model` (the network's NIC link too) takes `to`'s model
   // and numbers (bandwidths, latency, p2p, calibration), keeping its name and its ends. Returns
   // the names of the links replaced ("network" for the NIC link); none is not an error here.

@@ -71,8 +71,8 @@ class LinkShare {
     FlowStats s;
     for (const hw::Path* f : flows)
       for (const hw::PathHop& h : f->hops) {
-        int& c = count_[key(h)];
-        if (c++ == 0) touched_.push_back(key(h));
+        int& c = count_[link_direction(h)];
+        if (c++ == 0) touched_.push_back(link_direction(h));
       }
     const auto& links = topology_.links();
     for (std::size_t i = 0; i < flows.size(); ++i) {
@@ -80,7 +80,7 @@ class LinkShare {
       s.latency = std::max(s.latency, f.latency_s);
       s.crossings += f.hops.size();
       for (const hw::PathHop& h : f.hops) {
-        const int n = count_[key(h)];
+        const int n = count_[link_direction(h)];
         const double rate = links[h.link].bandwidth_bytes_per_s / n;
         if (rate < s.rate) s = FlowStats{rate, s.latency, s.crossings, i, h.link, n};
       }
@@ -91,7 +91,6 @@ class LinkShare {
   }
 
  private:
-  static std::size_t key(const hw::PathHop& h) { return link_direction(h); }
   const hw::Topology& topology_;
   std::vector<int> count_;
   std::vector<std::size_t> touched_;

@@ -142,18 +142,14 @@ struct DataParallelGroup {
       parameter_server.emplace(topology, system, group.devices(),
                                variable_update == hw::VariableUpdate::kParameterServerGpu);
     // Each replica's copies take the link to its CPU (SystemSpec::host_links), in its node.
-    const std::vector<int> host_link = system.host_links();
-    std::map<std::string_view, std::size_t> device_index;
-    for (std::size_t i = 0; i < system.devices.size(); ++i)
-      device_index.emplace(system.devices[i].name, i);
+    const auto host_links = system.host_links();
     for (const std::string& device : group.devices()) {
       const hw::TopologyVertex& v = topology.vertex(device);
-      const int j = host_link[device_index.at(v.device)];
-      if (j < 0) continue;
-      const std::size_t link =
-          topology.link_index(std::max(v.node, 0), static_cast<std::size_t>(j));
+      const auto j = host_links.find(v.device);
+      if (j == host_links.end()) continue;
+      const std::size_t link = topology.link_index(std::max(v.node, 0), j->second);
       // The link's direction from the CPU to the device.
-      const bool forward = system.links[static_cast<std::size_t>(j)].to == v.device;
+      const bool forward = system.links[j->second].to == v.device;
       for (int a = 0; a < kCollectiveAlgorithmCount; ++a) {
         const auto algorithm = static_cast<CollectiveAlgorithm>(a);
         auto crosses = [&](bool direction) {
