@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -26,32 +27,46 @@ int positive_int(const CsvTable& t, std::size_t row, std::size_t col, const char
   return static_cast<int>(v);
 }
 
-// The star machine (allreduce_fit.h) of `nodes` nodes with `per_node` GPUs each: every ring hop
-// inside a node crosses two links (up to the host, down to the next GPU), each link direction
-// once, so a hop gets the link's bandwidth; the hop that leaves a node also crosses its NIC link
-// and the next node's, each direction once.
-hw::SystemSpec star(int nodes, int per_node, const StarMachine& m) {
+// The box (allreduce_fit.h) of `nodes` nodes with `per_node` GPUs each, in the box's first
+// slots: GPU i behind switch i/2, switch k on socket k/2. SystemSpec has no switch kind, so the
+// switches are host vertices here (a path may pass through any vertex). Every ring hop crosses
+// each link direction at most once: inside a node, up from one GPU and down to the next through
+// the levels that part them; the hop that leaves a node also crosses its NIC link and the next
+// node's, each direction once.
+hw::SystemSpec box(int nodes, int per_node, const PcieBox& m) {
   hw::SystemSpec s;
-  s.name = "deepbench-allreduce-star";
+  s.name = "deepbench-allreduce-box";
   s.file = "calibrate/allreduce_fit.cpp";
-  hw::DeviceSpec host;
-  host.name = "host";
-  host.model = "host";
-  host.kind = hw::DeviceKind::kCpu;
-  s.devices.push_back(host);
+  auto add_host = [&](const std::string& name, const char* model) {
+    hw::DeviceSpec d;
+    d.name = name;
+    d.model = model;
+    d.kind = hw::DeviceKind::kCpu;
+    s.devices.push_back(d);
+  };
+  auto add_link = [&](const std::string& from, const std::string& to, BoxLevel level) {
+    hw::LinkSpec l;
+    l.name = from + "-" + to;
+    l.from = from;
+    l.to = to;
+    l.model = fmt::format("fitted {} level", box_level_name(level));
+    l.bandwidth_bytes_per_s = m.level_bytes_per_s[static_cast<std::size_t>(level)];
+    l.p2p_bytes_per_s = l.bandwidth_bytes_per_s;
+    s.links.push_back(l);
+  };
+  const int switches = (per_node + 1) / 2, sockets = (switches + 1) / 2;
+  for (int c = 0; c < sockets; ++c) add_host(fmt::format("cpu{}", c), "host");
+  for (int k = 0; k < switches; ++k) {
+    add_host(fmt::format("switch{}", k), "PCIe switch");
+    add_link(fmt::format("cpu{}", k / 2), fmt::format("switch{}", k), BoxLevel::kSocket);
+  }
+  if (sockets > 1) add_link("cpu0", "cpu1", BoxLevel::kQpi);
   for (int i = 0; i < per_node; ++i) {
     hw::DeviceSpec g;
     g.name = fmt::format("gpu{}", i);
     g.model = "gpu";
     s.devices.push_back(g);
-    hw::LinkSpec l;
-    l.name = "host-" + g.name;
-    l.from = "host";
-    l.to = g.name;
-    l.model = "fitted hop";
-    l.bandwidth_bytes_per_s = m.hop_bytes_per_s;
-    l.p2p_bytes_per_s = m.hop_bytes_per_s;
-    s.links.push_back(l);
+    add_link(fmt::format("switch{}", i / 2), g.name, BoxLevel::kSwitch);
   }
   s.nodes = nodes;
   if (nodes > 1) {
@@ -60,7 +75,7 @@ hw::SystemSpec star(int nodes, int per_node, const StarMachine& m) {
     net.link.model = "fitted network";
     net.link.bandwidth_bytes_per_s = m.network_bytes_per_s;
     net.link.p2p_bytes_per_s = m.network_bytes_per_s;
-    net.attach = {"host"};
+    net.attach = {"cpu0"};
     s.network = net;
   }
   s.default_device = "gpu0";
@@ -83,52 +98,113 @@ void require_even_split(const std::string& where, int gpus, int nodes) {
         fmt::format("{}: {} GPUs do not divide evenly over {} nodes", where, gpus, nodes));
 }
 
-// a and 1/B (or 1/N) fitted to rows whose time is steps a + x / B: `unit` costs a row with
-// a = 0 and the fitted bandwidth 1 B/s. Weighted least squares on relative error over the rows
-// not held out; a negative intercept is refitted through zero. `what` names the rows in errors.
-struct LinearFit {
-  double step_latency_s = 0;
-  double inverse_bandwidth = 0;
+// A row's time as the fits see it: `steps` latency terms plus x / B, where B is the one fitted
+// bandwidth that carries it (`column`).
+struct RowTerms {
+  int steps = 0;
+  double x = 0;
+  std::size_t column = 0;
 };
 
-template <class Unit>
-LinearFit fit_step_and_bandwidth(const std::string& dataset, const std::string& what,
-                                 const std::vector<const AllReduceRow*>& rs, Unit unit) {
+// a and 1/B_j fitted to rows whose time is steps a + x / B_column (`columns` bandwidths).
+// Weighted least squares on relative error over the rows not held out; a negative intercept is
+// refitted through zero. `what` names the rows in errors.
+struct LinearFit {
+  double step_latency_s = 0;
+  std::vector<double> inverse_bandwidths;
+};
+
+LinearFit fit_steps_and_bandwidths(const std::string& dataset, const std::string& what,
+                                   const std::vector<const AllReduceRow*>& rs,
+                                   const std::vector<RowTerms>& terms, std::size_t columns) {
   const std::size_t train_rows = training_rows(rs.size());
   if (train_rows < kMinTrainingRows)
     throw UserError(fmt::format(
         "deepbench all-reduce: dataset '{}' has {} training rows of {}; at least {} are needed",
         dataset, train_rows, what, kMinTrainingRows));
-  double s11 = 0, s12 = 0, s22 = 0, b1 = 0, b2 = 0;
+  const auto k = static_cast<Eigen::Index>(columns);
+  Eigen::MatrixXd design = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(train_rows), k + 1);
+  Eigen::Index r = 0;
   for (std::size_t i = 0; i < rs.size(); ++i) {
     if (held_out_index(i)) continue;
-    const model::CollectiveCost c = unit(*rs[i]);
-    const double w = 1 / rs[i]->measured_s;
-    const double u = c.steps * w, v = c.time_s * w;
-    s11 += u * u;
-    s12 += u * v;
-    s22 += v * v;
-    b1 += u;  // target: measured * w = 1
-    b2 += v;
+    const double w = 1 / rs[i]->measured_s;  // target: measured * w = 1
+    design(r, 0) = terms[i].steps * w;
+    design(r, static_cast<Eigen::Index>(terms[i].column) + 1) = terms[i].x * w;
+    ++r;
   }
-  const double det = s11 * s22 - s12 * s12;
+  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(design.rows());
+  Eigen::VectorXd solution = design.colPivHouseholderQr().solve(ones);
   LinearFit f;
-  f.step_latency_s = det != 0 ? (b1 * s22 - b2 * s12) / det : 0;
-  f.inverse_bandwidth = det != 0 ? (s11 * b2 - s12 * b1) / det : 0;
+  f.step_latency_s = solution(0);
   if (f.step_latency_s < 0) {  // through zero
     f.step_latency_s = 0;
-    f.inverse_bandwidth = b2 / s22;
+    const Eigen::MatrixXd bandwidths = design.rightCols(k);
+    solution.tail(k) = bandwidths.colPivHouseholderQr().solve(ones);
   }
-  if (!(f.inverse_bandwidth > 0))
-    throw UserError(fmt::format(
-        "deepbench all-reduce: dataset '{}': the fitted bandwidth of its {} is not positive "
-        "(1/B = {:.3g} s/B); their times do not grow with the size",
-        dataset, what, f.inverse_bandwidth));
+  for (Eigen::Index j = 1; j <= k; ++j) {
+    if (!(solution(j) > 0))
+      throw UserError(fmt::format(
+          "deepbench all-reduce: dataset '{}': the fitted bandwidth of its {} is not positive "
+          "(1/B = {:.3g} s/B); their times do not grow with the size",
+          dataset, what, solution(j)));
+    f.inverse_bandwidths.push_back(solution(j));
+  }
   return f;
 }
 
+// Step 1: a and each level's bandwidth from the one-node rows. A row's x is its time with a = 0
+// and every level at 1 B/s; the level it runs at is the one its ring's bandwidth shows when the
+// levels are given distinct bandwidths, widest first. Adjacent levels whose fit is not widest
+// first are fitted as one, until none is left.
+void fit_levels(const std::string& dataset, const std::vector<const AllReduceRow*>& rs,
+                AllReduceFit& f) {
+  PcieBox unit, distinct;
+  unit.level_bytes_per_s.fill(1);
+  for (int l = 0; l < kBoxLevels; ++l)
+    distinct.level_bytes_per_s[static_cast<std::size_t>(l)] = std::ldexp(1.0, kBoxLevels - l);
+  std::vector<int> level(rs.size());
+  std::vector<RowTerms> terms(rs.size());
+  std::vector<bool> trained(kBoxLevels, false);
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const model::CollectiveCost c = box_ring_allreduce(rs[i]->gpus, 1, rs[i]->bytes, unit);
+    terms[i].steps = c.steps;
+    terms[i].x = c.time_s;
+    const double b =
+        box_ring_allreduce(rs[i]->gpus, 1, rs[i]->bytes, distinct).bandwidth_bytes_per_s;
+    level[i] = kBoxLevels - static_cast<int>(std::lround(std::log2(b)));
+    if (!held_out_index(i)) trained[static_cast<std::size_t>(level[i])] = true;
+  }
+  // groups[j]: the levels fitted as bandwidth j, widest first; only levels rows train.
+  std::vector<std::vector<int>> groups;
+  for (int l = 0; l < kBoxLevels; ++l)
+    if (trained[static_cast<std::size_t>(l)]) groups.push_back({l});
+  LinearFit fit;
+  for (;;) {
+    for (std::size_t i = 0; i < rs.size(); ++i)
+      for (std::size_t j = 0; j < groups.size(); ++j)
+        if (std::find(groups[j].begin(), groups[j].end(), level[i]) != groups[j].end())
+          terms[i].column = j;
+    fit = fit_steps_and_bandwidths(dataset, "one-node NCCL runs", rs, terms, groups.size());
+    std::size_t j = 1;
+    while (j < groups.size() && fit.inverse_bandwidths[j] >= fit.inverse_bandwidths[j - 1]) ++j;
+    if (j == groups.size()) break;
+    groups[j - 1].insert(groups[j - 1].end(), groups[j].begin(), groups[j].end());
+    groups.erase(groups.begin() + static_cast<long>(j));
+  }
+  f.step_latency_s = fit.step_latency_s;
+  f.level_bytes_per_s.fill(0);
+  for (std::size_t j = 0; j < groups.size(); ++j)
+    for (const int l : groups[j])
+      f.level_bytes_per_s[static_cast<std::size_t>(l)] = 1 / fit.inverse_bandwidths[j];
+  // Levels no row trains: the level before's bandwidth (the first level: the one after's).
+  for (std::size_t l = 1; l < f.level_bytes_per_s.size(); ++l)
+    if (f.level_bytes_per_s[l] == 0) f.level_bytes_per_s[l] = f.level_bytes_per_s[l - 1];
+  for (std::size_t l = f.level_bytes_per_s.size() - 1; l > 0; --l)
+    if (f.level_bytes_per_s[l - 1] == 0) f.level_bytes_per_s[l - 1] = f.level_bytes_per_s[l];
+}
+
 // Each row's prediction on `m`, appended to `out`; the relative errors summarized.
-void add_residuals(const std::vector<const AllReduceRow*>& rs, const StarMachine& m,
+void add_residuals(const std::vector<const AllReduceRow*>& rs, const PcieBox& m,
                    std::vector<AllReduceResidual>& out, ErrorStats& train_stats,
                    ErrorStats& held_stats) {
   std::vector<double> train, held;
@@ -136,7 +212,7 @@ void add_residuals(const std::vector<const AllReduceRow*>& rs, const StarMachine
     AllReduceResidual res;
     res.row = *rs[i];
     res.held_out = held_out_index(i);
-    res.predicted_s = star_ring_allreduce(rs[i]->gpus, rs[i]->nodes, rs[i]->bytes, m).time_s;
+    res.predicted_s = box_ring_allreduce(rs[i]->gpus, rs[i]->nodes, rs[i]->bytes, m).time_s;
     (res.held_out ? held : train)
         .push_back((res.predicted_s - rs[i]->measured_s) / rs[i]->measured_s);
     out.push_back(std::move(res));
@@ -164,8 +240,8 @@ std::vector<AllReduceRow> read_deepbench_allreduce(const std::string& path) {
     x.nodes = t.cell(r, c_nodes).empty() ? 1 : positive_int(t, r, c_nodes, "n_nodes_col");
     if ((x.gpus + x.nodes - 1) / x.nodes > kMaxGpusPerNode)
       throw UserError(fmt::format(
-          "{}: n_gpus: expected at most {} GPUs per node (DeepBench's machines have 8); got {} "
-          "on {} node{}",
+          "{}: n_gpus: expected at most {} GPUs per node (the slots of DeepBench's PCIe boxes); "
+          "got {} on {} node{}",
           x.where, kMaxGpusPerNode, x.gpus, x.nodes, x.nodes == 1 ? "" : "s"));
     x.bytes = t.positive_number(r, c_bytes);
     x.measured_s = t.positive_number(r, c_mean) * kUs;
@@ -178,10 +254,21 @@ bool fitted_allreduce_row(const AllReduceRow& r) {
   return r.gpus >= 2 && r.algorithm.rfind("NCCL", 0) == 0;
 }
 
-model::CollectiveCost star_ring_allreduce(int gpus, int nodes, double bytes,
-                                          const StarMachine& machine) {
+std::string_view box_level_name(BoxLevel l) {
+  switch (l) {
+    case BoxLevel::kSwitch:
+      return "switch";
+    case BoxLevel::kSocket:
+      return "socket";
+    case BoxLevel::kQpi:
+      return "QPI";
+  }
+  return "?";
+}
+
+model::CollectiveCost box_ring_allreduce(int gpus, int nodes, double bytes, const PcieBox& m) {
   require_even_split("deepbench all-reduce", gpus, nodes);
-  const hw::SystemSpec s = star(nodes, gpus / nodes, machine);
+  const hw::SystemSpec s = box(nodes, gpus / nodes, m);
   const hw::Topology t(s);
   const model::CollectiveGroup g(t, hw::data_parallel_devices(s, gpus), s.runtime.collectives);
   return g.cost(model::Collective::kAllReduce, bytes);
@@ -209,34 +296,36 @@ std::vector<AllReduceFit> fit_allreduce(const std::vector<AllReduceRow>& rows) {
     f.dataset = dataset;
     f.gpu = rs.front()->gpu;
     f.rows_not_fitted = not_fitted[dataset];
-    // Step 1: a and B; with a = 0 and B = 1 B/s, a row's time is its x.
-    const LinearFit hop =
-        fit_step_and_bandwidth(dataset, "one-node NCCL runs", rs, [](const AllReduceRow& r) {
-          return star_ring_allreduce(r.gpus, 1, r.bytes, {0, 1, 0});
-        });
-    f.step_latency_s = hop.step_latency_s;
-    f.hop_bytes_per_s = 1 / hop.inverse_bandwidth;
-    add_residuals(rs, {f.step_latency_s, f.hop_bytes_per_s, 0}, f.residuals, f.train, f.held_out);
-    // Step 2: a and N over several nodes, B fixed; N = 1 B/s binds the ring.
+    // Step 1: a and each level's bandwidth.
+    fit_levels(dataset, rs, f);
+    PcieBox m{f.step_latency_s, f.level_bytes_per_s, 0};
+    add_residuals(rs, m, f.residuals, f.train, f.held_out);
+    // Step 2: a and N over several nodes, the levels fixed; N = 1 B/s binds the ring.
     const std::vector<const AllReduceRow*>& ms = multi_node[dataset];
     if (training_rows(ms.size()) < kMinTrainingRows) {
       f.rows_not_fitted += static_cast<int>(ms.size());
     } else {
-      const LinearFit net =
-          fit_step_and_bandwidth(dataset, "multi-node NCCL runs", ms, [&](const AllReduceRow& r) {
-            return star_ring_allreduce(r.gpus, r.nodes, r.bytes, {0, f.hop_bytes_per_s, 1});
-          });
+      std::vector<RowTerms> terms;
+      for (const AllReduceRow* r : ms) {
+        const model::CollectiveCost c =
+            box_ring_allreduce(r->gpus, r->nodes, r->bytes, {0, f.level_bytes_per_s, 1});
+        terms.push_back({c.steps, c.time_s, 0});
+      }
+      const LinearFit net = fit_steps_and_bandwidths(dataset, "multi-node NCCL runs", ms, terms, 1);
       NetworkFit n;
       n.step_latency_s = net.step_latency_s;
-      n.bytes_per_s = 1 / net.inverse_bandwidth;
-      if (!(n.bytes_per_s < f.hop_bytes_per_s))
+      n.bytes_per_s = 1 / net.inverse_bandwidths.front();
+      const double narrowest =
+          *std::min_element(f.level_bytes_per_s.begin(), f.level_bytes_per_s.end());
+      if (!(n.bytes_per_s < narrowest))
         throw UserError(fmt::format(
             "deepbench all-reduce: dataset '{}': the network bandwidth fitted to its "
-            "multi-node NCCL runs, {:.2f} GB/s, is not below its one-node hop's, {:.2f} GB/s: "
-            "the network does not bind those runs, so it cannot be fitted from them",
-            dataset, n.bytes_per_s / 1e9, f.hop_bytes_per_s / 1e9));
-      add_residuals(ms, {n.step_latency_s, f.hop_bytes_per_s, n.bytes_per_s}, f.residuals, n.train,
-                    n.held_out);
+            "multi-node NCCL runs, {:.2f} GB/s, is not below its narrowest one-node level's, "
+            "{:.2f} GB/s: the network does not bind those runs, so it cannot be fitted from them",
+            dataset, n.bytes_per_s / 1e9, narrowest / 1e9));
+      m.step_latency_s = n.step_latency_s;
+      m.network_bytes_per_s = n.bytes_per_s;
+      add_residuals(ms, m, f.residuals, n.train, n.held_out);
       f.network = n;
     }
     fits.push_back(std::move(f));

@@ -4,21 +4,27 @@
 // `n_gpus` GPUs on `n_nodes_col` nodes, by dataset: one machine and GPU each).
 //
 // What is fitted, per dataset, from its NCCL rows (algorithm "NCCL ..."; NCCL 2.0 ran rings
-// only, so the ring is forced), costed by model::CollectiveGroup itself over a star machine
-// (StarMachine): p GPUs, each on its own link of bandwidth B to its node's host vertex
-// (DeepBench's machines were PCIe boxes whose GPUs exchange through the host's PCIe tree; their
-// switch layout is not published, so one hop is one fitted link); over several nodes, each
-// node's host on one NIC link of bandwidth N to the fabric switch. The ring all-reduce is
-// 2(p-1) (a + S/(p min(B, N))).
+// only, so the ring is forced), costed by model::CollectiveGroup itself over a PCIe box
+// (PcieBox): DeepBench's 8-GPU PCIe servers as a tree, GPUs in pairs behind a PCIe switch, two
+// switches on each CPU socket's root complex, the two sockets joined by QPI. The workbooks do
+// not give the boxes' layout (four datasets name the Tyan FT77C-B7079, an 8-GPU server); this
+// is the layout of the 8-GPU PCIe servers of the time, the DGX-1's PCIe tree among them, and an
+// ASSUMPTION. Each level is a link of its own fitted bandwidth, so a ring over 2 GPUs runs at
+// the switch's, over 4 at the slower of the switch's and the root complex's, over 8 at the
+// slowest of the three; over several nodes, each node's socket 0 has one NIC link of bandwidth
+// N to the fabric switch. The ring all-reduce is 2(p-1) (a + S/(p B)), B its slowest hop.
 //   1. The one-node rows: a, the time of one ring step (runtime.collectives.step_latency with
-//      links of no latency), and B, the bandwidth of one hop between two GPUs.
-//   2. The multi-node rows, with that B fixed: the ring's step a over several nodes (the
-//      step_latency of a multi-node system) and N, the network link's bandwidth. The ring enters
-//      and leaves each node once, so each NIC carries one hop each way and the ring's
-//      bandwidth is min(B, N); the fit requires N < B (the network binds), else it is not
-//      identifiable.
-// Each time is linear in (a, 1/B) or (a, 1/N); each fit is least squares on relative error
-// (each row weighted by 1 / its measured time), a >= 0 (a negative intercept is refitted
+//      links of no latency), and each level's bandwidth, widest level first and each no wider
+//      than the one before: where a fit gives a level more bandwidth than the level before it,
+//      the two are fitted as one, and a level no training row crosses takes the bandwidth of
+//      the level before it (the first level, of the one after).
+//   2. The multi-node rows, with those bandwidths fixed: the ring's step a over several nodes
+//      (the step_latency of a multi-node system) and N, the network link's bandwidth. The ring
+//      enters and leaves each node once, so each NIC carries one hop each way and the ring's
+//      bandwidth is min(B, N); the fit requires N below every level's bandwidth (the network
+//      binds), else it is not identifiable.
+// Each time is linear in (a, 1/B per level) or (a, 1/N); each fit is least squares on relative
+// error (each row weighted by 1 / its measured time), a >= 0 (a negative intercept is refitted
 // through zero). The held-out rule of calibrate/holdout.h, applied to the one-node and the
 // multi-node rows separately: every fifth row (file order) is held out and only reports its
 // error.
@@ -27,9 +33,11 @@
 // dataset with fewer than kMinTrainingRows of them to train on; they are counted in the report,
 // not costed.
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "calibrate/error_stats.h"
@@ -48,9 +56,8 @@ struct AllReduceRow {
   double measured_s = 0;
 };
 
-// The most GPUs per node a row may have (DeepBench's machines have 8; an NVLink domain of 72 or
-// 576 fits): the star's ring search (CollectiveGroup) grows as the square of a node's GPUs.
-inline constexpr int kMaxGpusPerNode = 1024;
+// The most GPUs per node a row may have: the PcieBox's slots.
+inline constexpr int kMaxGpusPerNode = 8;
 
 // Training rows a fit of a step latency and a bandwidth needs: two unknowns and one row to
 // check them on. A dataset with fewer one-node NCCL rows is an error; a dataset's multi-node
@@ -66,17 +73,24 @@ std::vector<AllReduceRow> read_deepbench_allreduce(const std::string& path);
 // several: step 2).
 bool fitted_allreduce_row(const AllReduceRow& r);
 
-// The machine of a fit, as above. network_bytes_per_s: N, used only over several nodes.
-struct StarMachine {
+// The levels of the PcieBox a ring hop crosses, widest first: between the two GPUs behind one
+// switch, between the switches of one socket (through its root complex), between the sockets.
+enum class BoxLevel { kSwitch, kSocket, kQpi };
+inline constexpr int kBoxLevels = 3;
+std::string_view box_level_name(BoxLevel l);  // "switch", "socket", "QPI"
+
+// The machine of a fit, as above: bandwidths per direction, indexed by BoxLevel.
+// network_bytes_per_s: N, used only over several nodes.
+struct PcieBox {
   double step_latency_s = 0;
-  double hop_bytes_per_s = 0;
+  std::array<double, kBoxLevels> level_bytes_per_s{};
   double network_bytes_per_s = 0;
 };
 
 // CollectiveGroup's ring all-reduce over `gpus` GPUs spread evenly over `nodes` nodes of the
-// star machine. Throws UserError when the GPUs do not divide evenly over the nodes.
-model::CollectiveCost star_ring_allreduce(int gpus, int nodes, double bytes,
-                                          const StarMachine& machine);
+// box, each node's GPUs in its first slots. Throws UserError when the GPUs do not divide evenly
+// over the nodes.
+model::CollectiveCost box_ring_allreduce(int gpus, int nodes, double bytes, const PcieBox& box);
 
 struct AllReduceResidual {
   AllReduceRow row;
@@ -96,7 +110,7 @@ struct AllReduceFit {
   std::string dataset;
   std::string gpu;
   double step_latency_s = 0;
-  double hop_bytes_per_s = 0;
+  std::array<double, kBoxLevels> level_bytes_per_s{};  // by BoxLevel
   ErrorStats train;
   ErrorStats held_out;
   std::optional<NetworkFit> network;  // absent: < kMinTrainingRows multi-node rows to train
@@ -106,7 +120,7 @@ struct AllReduceFit {
 
 // One fit per dataset with one-node rows, in order of first appearance. Throws UserError
 // naming the dataset when it has fewer than kMinTrainingRows one-node training rows, a fitted
-// bandwidth is not positive, or the network's is not below the hop's.
+// bandwidth is not positive, or the network's is not below every level's.
 std::vector<AllReduceFit> fit_allreduce(const std::vector<AllReduceRow>& rows);
 
 }  // namespace amdahl::calibrate

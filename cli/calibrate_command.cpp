@@ -145,7 +145,8 @@ void run_allreduce(const std::string& dir, bool rows) {
       calibrate::fit_allreduce(calibrate::read_deepbench_allreduce(path));
   std::cout << fmt::format(
       "ring all-reduce 2(p-1)(a + S/(pB)) fitted per dataset to {} (one-node NCCL rows; every "
-      "fifth held out):\n",
+      "fifth held out);\nB: the slowest level of the PCIe box the ring crosses (GPUs in pairs "
+      "behind a switch, two switches a socket, two sockets):\n",
       path);
   auto errors = [](const calibrate::ErrorStats& e) -> std::string {
     if (e.count == 0) return "-";
@@ -153,15 +154,29 @@ void run_allreduce(const std::string& dir, bool rows) {
   };
   auto us = [](double s) { return fmt::format("{:.1f} us", s * 1e6); };
   auto gbs = [](double b) { return fmt::format("{:.2f} GB/s", b / 1e9); };
-  Table t({"dataset", "gpu", "fitted", "held out", "not fitted", "a (step)", "B (hop)",
-           "train median/p90", "held-out median/p90", "bias"});
-  for (const auto& f : fits)
-    t.add({f.dataset, f.gpu, std::to_string(f.train.count), std::to_string(f.held_out.count),
-           std::to_string(f.rows_not_fitted), us(f.step_latency_s), gbs(f.hop_bytes_per_s),
-           errors(f.train), errors(f.held_out), calibrate::percent(f.train.mean_signed)});
+  std::vector<std::string> header = {"dataset",  "gpu",        "fitted",
+                                     "held out", "not fitted", "a (step)"};
+  for (int l = 0; l < calibrate::kBoxLevels; ++l)
+    header.push_back(
+        fmt::format("B ({})", calibrate::box_level_name(static_cast<calibrate::BoxLevel>(l))));
+  for (const char* h : {"train median/p90", "held-out median/p90", "bias"}) header.push_back(h);
+  Table t(header);
+  for (const auto& f : fits) {
+    std::vector<std::string> row = {f.dataset,
+                                    f.gpu,
+                                    std::to_string(f.train.count),
+                                    std::to_string(f.held_out.count),
+                                    std::to_string(f.rows_not_fitted),
+                                    us(f.step_latency_s)};
+    for (const double b : f.level_bytes_per_s) row.push_back(gbs(b));
+    row.push_back(errors(f.train));
+    row.push_back(errors(f.held_out));
+    row.push_back(calibrate::percent(f.train.mean_signed));
+    t.add(row);
+  }
   t.print(std::cout);
-  std::cout << "\nover several nodes, 2(p-1)(a + S/(p min(B, N))) with B above fixed (multi-node "
-               "NCCL rows; every fifth held out):\n";
+  std::cout << "\nover several nodes, 2(p-1)(a + S/(p min(B, N))) with the levels above fixed "
+               "(multi-node NCCL rows; every fifth held out):\n";
   Table n({"dataset", "fitted", "held out", "a (step)", "N (network)", "train median/p90",
            "held-out median/p90", "bias"});
   std::vector<std::string> without;
