@@ -28,22 +28,14 @@ int positive_int(const CsvTable& t, std::size_t row, std::size_t col, const char
 }
 
 // The box (allreduce_fit.h) of `nodes` nodes with `per_node` GPUs each, in the box's first
-// slots: GPU i behind switch i/2, switch k on socket k/2. SystemSpec has no switch kind, so the
-// switches are host vertices here (a path may pass through any vertex). Every ring hop crosses
-// each link direction at most once: inside a node, up from one GPU and down to the next through
-// the levels that part them; the hop that leaves a node also crosses its NIC link and the next
+// slots: GPU i behind switch i/2, switch k on socket k/2. Every ring hop crosses each link
+// direction at most once: inside a node, up from one GPU and down to the next through the
+// levels that part them; the hop that leaves a node also crosses its NIC link and the next
 // node's, each direction once.
 hw::SystemSpec box(int nodes, int per_node, const PcieBox& m) {
   hw::SystemSpec s;
   s.name = "deepbench-allreduce-box";
   s.file = "calibrate/allreduce_fit.cpp";
-  auto add_host = [&](const std::string& name, const char* model) {
-    hw::DeviceSpec d;
-    d.name = name;
-    d.model = model;
-    d.kind = hw::DeviceKind::kCpu;
-    s.devices.push_back(d);
-  };
   auto add_link = [&](const std::string& from, const std::string& to, BoxLevel level) {
     hw::LinkSpec l;
     l.name = from + "-" + to;
@@ -55,9 +47,15 @@ hw::SystemSpec box(int nodes, int per_node, const PcieBox& m) {
     s.links.push_back(l);
   };
   const int switches = (per_node + 1) / 2, sockets = (switches + 1) / 2;
-  for (int c = 0; c < sockets; ++c) add_host(fmt::format("cpu{}", c), "host");
+  for (int c = 0; c < sockets; ++c) {
+    hw::DeviceSpec d;
+    d.name = fmt::format("cpu{}", c);
+    d.model = "host";
+    d.kind = hw::DeviceKind::kCpu;
+    s.devices.push_back(d);
+  }
   for (int k = 0; k < switches; ++k) {
-    add_host(fmt::format("switch{}", k), "PCIe switch");
+    s.switches.push_back({fmt::format("switch{}", k), "PCIe switch"});
     add_link(fmt::format("cpu{}", k / 2), fmt::format("switch{}", k), BoxLevel::kSocket);
   }
   if (sockets > 1) add_link("cpu0", "cpu1", BoxLevel::kQpi);

@@ -61,7 +61,7 @@ ModeStudy study_mode(const WorkloadOptions& o, const hw::SystemSpec& system, con
 
   // The host link replaced by the compared one, on the same GPU.
   if (host) {
-    const hw::LinkSpec* from = system.link_between(dev, host->name);
+    const hw::LinkSpec* from = system.host_route(dev).link;
     if (from && from->model != to.model) {
       hw::SystemSpec changed = system;
       changed.replace_links(*from, to);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "util/error.h"
@@ -172,12 +173,47 @@ const LinkSpec* SystemSpec::link_between(const std::string& a, const std::string
   return nullptr;
 }
 
+bool SystemSpec::is_switch(const std::string& name) const {
+  return std::any_of(switches.begin(), switches.end(),
+                     [&](const SwitchSpec& s) { return s.name == name; });
+}
+
+HostRoute SystemSpec::host_route(const std::string& accelerator) const {
+  for (const auto& d : devices)
+    if (d.kind == DeviceKind::kCpu)
+      if (const LinkSpec* l = link_between(d.name, accelerator)) return {&d, l};
+  auto cpu_named = [&](const std::string& name) -> const DeviceSpec* {
+    for (const auto& d : devices)
+      if (d.kind == DeviceKind::kCpu && d.name == name) return &d;
+    return nullptr;
+  };
+  auto other_end = [](const LinkSpec& l, const std::string& end) {
+    return l.from == end ? l.to : l.from;
+  };
+  for (const LinkSpec& first : links) {
+    if (first.from != accelerator && first.to != accelerator) continue;
+    const std::string start = other_end(first, accelerator);
+    if (!is_switch(start)) continue;
+    // Breadth first through switches only, links in file order.
+    std::vector<std::string> frontier{start}, seen{start};
+    for (std::size_t i = 0; i < frontier.size(); ++i)
+      for (const LinkSpec& l : links) {
+        if (l.from != frontier[i] && l.to != frontier[i]) continue;
+        const std::string next = other_end(l, frontier[i]);
+        if (const DeviceSpec* cpu = cpu_named(next)) return {cpu, &first};
+        if (is_switch(next) && std::find(seen.begin(), seen.end(), next) == seen.end()) {
+          seen.push_back(next);
+          frontier.push_back(next);
+        }
+      }
+  }
+  for (const auto& d : devices)
+    if (d.kind == DeviceKind::kCpu) return {&d, nullptr};
+  return {};
+}
+
 const DeviceSpec* SystemSpec::host_of(const std::string& accelerator) const {
-  for (const auto& d : devices)
-    if (d.kind == DeviceKind::kCpu && link_between(d.name, accelerator)) return &d;
-  for (const auto& d : devices)
-    if (d.kind == DeviceKind::kCpu) return &d;
-  return nullptr;
+  return host_route(accelerator).host;
 }
 
 std::map<std::string, std::size_t, std::less<>> SystemSpec::host_links() const {
@@ -197,6 +233,11 @@ std::map<std::string, std::size_t, std::less<>> SystemSpec::host_links() const {
         link[devices[a].name] = j;
       }
   }
+  if (!switches.empty())  // devices behind a switch
+    for (const DeviceSpec& d : devices)
+      if (d.kind != DeviceKind::kCpu && !link.count(d.name))
+        if (const LinkSpec* l = host_route(d.name).link)
+          link[d.name] = static_cast<std::size_t>(l - links.data());
   return link;
 }
 

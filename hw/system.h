@@ -89,10 +89,10 @@ struct LinkSpec {
 };
 
 // The network between the nodes of a multi-node system: one NIC link (`link`, the network
-// file) from each `attach` device of every node to one non-blocking fabric switch.
+// file) from each `attach` device or switch of every node to one non-blocking fabric switch.
 struct NetworkSpec {
   LinkSpec link;
-  std::vector<std::string> attach;  // device names of one node; a name twice is two NICs
+  std::vector<std::string> attach;  // device or switch names of one node; twice: two NICs
 };
 
 enum class SyncPoint { kEndOfStep, kAfterLoss, kNone };
@@ -202,11 +202,26 @@ struct RuntimeSpec {
   double optimizer_per_param_s() const;
 };
 
+// A vertex of the topology that forwards and computes nothing: a PCIe switch (a DGX-1's PLX
+// switches, two GPUs behind each). Links join it to devices and to other switches; transfers
+// pass through it (hw::Topology), so the links beyond it are shared by the devices behind it.
+struct SwitchSpec {
+  std::string name;   // "plx0"
+  std::string model;  // "PLX PEX 8764 PCIe 3.0 switch"
+};
+
+// How an accelerator's copies reach the CPU that drives it (SystemSpec::host_route).
+struct HostRoute {
+  const DeviceSpec* host = nullptr;  // the CPU
+  const LinkSpec* link = nullptr;    // the accelerator's own link on the way (nullptr: none)
+};
+
 struct SystemSpec {
   std::string name;
   std::string description;
   std::string file;
   std::vector<DeviceSpec> devices;
+  std::vector<SwitchSpec> switches;  // per node, like devices
   std::vector<LinkSpec> links;
   RuntimeSpec runtime;
   std::string default_device;
@@ -220,14 +235,21 @@ struct SystemSpec {
 
   // Throws UserError listing the valid names when `name` is not a device.
   const DeviceSpec& device(const std::string& name) const;
-  // The host CPU that drives `accelerator` (the far end of its link to a CPU), else the
-  // first CPU; nullptr when the system has none.
+  // The CPU that drives `accelerator` and the accelerator's own link toward it: a CPU linked to
+  // it directly (the first in device order, by the first link between them); else, through
+  // PCIe switches, the first of its links in file order that leads to a switch from which a
+  // chain of switches reaches a CPU, and the first CPU a breadth-first walk from that switch
+  // meets. {first CPU, nullptr} when no CPU is reached; {nullptr, nullptr} without a CPU.
+  HostRoute host_route(const std::string& accelerator) const;
+  // host_route(accelerator).host.
   const DeviceSpec* host_of(const std::string& accelerator) const;
   // The link joining a and b in either direction, or nullptr.
   const LinkSpec* link_between(const std::string& a, const std::string& b) const;
-  // By device name, the index in `links` of the link its copies to and from its host take,
-  // link_between(host_of(d), d), for every device that is not a CPU and has a link to one.
-  // O((devices + links) log devices), where asking host_of per device is O(devices x links).
+  // Whether `name` is one of `switches`.
+  bool is_switch(const std::string& name) const;
+  // By device name, the index in `links` of host_route(d).link, for every device that is not
+  // a CPU and has one. O((devices + links) log devices) without switches, where asking
+  // host_route per device is O(devices x links).
   std::map<std::string, std::size_t, std::less<>> host_links() const;
   // Every link whose model is `from.model` (the network's NIC link too) takes `to`'s model
   // and numbers (bandwidths, latency, p2p, calibration), keeping its name and its ends. Returns

@@ -472,7 +472,12 @@ SystemSpec load_system(const std::string& name_or_path) {
             fmt::format("'{}'", excerpt(name.text)));
     }
   };
-  check_unique(r.list("devices"), "device");
+  {  // devices and switches share one name space: a link's ends name either
+    std::vector<Record> vertices = r.list("devices");
+    if (r.has("switches"))
+      vertices.insert(vertices.end(), r.list("switches").begin(), r.list("switches").end());
+    check_unique(vertices, r.has("switches") ? "device or switch" : "device");
+  }
   if (r.has("links")) check_unique(r.list("links"), "link");
   IncludeCache<DeviceSpec> device_files;
   IncludeCache<LinkSpec> link_files;
@@ -494,6 +499,13 @@ SystemSpec load_system(const std::string& name_or_path) {
       collect(e, d.value("include"), d.path() + ".include");
     }
   }
+  std::vector<std::string> ends = device_names;  // what a link may join
+  if (r.has("switches"))
+    for (const Record& w : r.list("switches")) {
+      s.switches.push_back({w.text("name"), w.text("model")});
+      if (std::find(ends.begin(), ends.end(), w.text("name")) == ends.end())
+        ends.push_back(w.text("name"));
+    }
   if (r.has("links")) {
     for (const Record& l : r.list("links")) {
       if (l.text("from") == l.text("to"))
@@ -502,10 +514,11 @@ SystemSpec load_system(const std::string& name_or_path) {
                   fmt::format("'{}'", excerpt(l.text("to"))));
       for (const char* end : {"from", "to"}) {
         const std::string& dev = l.text(end);
-        if (std::find(device_names.begin(), device_names.end(), dev) == device_names.end() &&
+        if (std::find(ends.begin(), ends.end(), dev) == ends.end() &&
             std::find(failed_devices.begin(), failed_devices.end(), dev) == failed_devices.end())
           diags.add(l.value(end).where, l.path() + "." + end,
-                    fmt::format("unknown device; {}", suggestion(dev, device_names)),
+                    fmt::format("unknown device{}; {}", s.switches.empty() ? "" : " or switch",
+                                suggestion(dev, ends)),
                     fmt::format("'{}'", dev));
       }
       try {
@@ -519,6 +532,19 @@ SystemSpec load_system(const std::string& name_or_path) {
       }
     }
   }
+  if (r.has("switches"))
+    for (const Record& w : r.list("switches")) {
+      const std::string& name = w.text("name");
+      const bool linked =
+          r.has("links") &&
+          std::any_of(r.list("links").begin(), r.list("links").end(), [&](const Record& l) {
+            return l.text("from") == name || l.text("to") == name;
+          });
+      if (!linked)
+        diags.add(w.value("name").where, w.path() + ".name",
+                  "no link joins this switch (a switch forwards between the links that join it)",
+                  fmt::format("'{}'", excerpt(name)));
+    }
   if (!device_names.empty() &&
       std::find(device_names.begin(), device_names.end(), s.default_device) == device_names.end())
     diags.add(r.value("default_device").where, "default_device",
@@ -537,10 +563,11 @@ SystemSpec load_system(const std::string& name_or_path) {
                 "an empty list");
     for (std::size_t i = 0; i < attach.strings.size(); ++i) {
       const std::string& dev = attach.strings[i];
-      if (std::find(device_names.begin(), device_names.end(), dev) == device_names.end() &&
+      if (std::find(ends.begin(), ends.end(), dev) == ends.end() &&
           std::find(failed_devices.begin(), failed_devices.end(), dev) == failed_devices.end())
         diags.add(attach.where, fmt::format("network.attach[{}]", i),
-                  fmt::format("unknown device; {}", suggestion(dev, device_names)),
+                  fmt::format("unknown device{}; {}", s.switches.empty() ? "" : " or switch",
+                              suggestion(dev, ends)),
                   fmt::format("'{}'", excerpt(dev)));
     }
     try {

@@ -248,12 +248,17 @@ const std::vector<Field>& system_schema() {
                   string_field("include", "device file, relative to this file").req()},
                  "the devices")
           .req(),
-      list_field(
-          "links",
-          {string_field("name", "instance name").req(), string_field("from", "device name").req(),
-           string_field("to", "device name").req(),
-           string_field("include", "link file, relative to this file").req()},
-          "the links (topology)"),
+      list_field("switches",
+                 {string_field("name", "instance name, e.g. plx0").req(),
+                  string_field("model", "e.g. 'PLX PEX 8764 PCIe 3.0 switch'").req()},
+                 "PCIe switches: topology vertices that forward and compute nothing; links join "
+                 "them to devices and to each other"),
+      list_field("links",
+                 {string_field("name", "instance name").req(),
+                  string_field("from", "device or switch name").req(),
+                  string_field("to", "device or switch name").req(),
+                  string_field("include", "link file, relative to this file").req()},
+                 "the links (topology)"),
       map_field("runtime", runtime_schema(), "the software runtime").req(),
       string_field("default_device", "device that runs ops unless placed otherwise").req(),
       string_field("measured_runs",
@@ -268,7 +273,8 @@ const std::vector<Field>& system_schema() {
           "network",
           {string_field("include", "link file of one NIC link, relative to this file").req(),
            string_list_field("attach",
-                             "the devices of a node that have a NIC: one NIC link each to the "
+                             "the devices or switches of a node that have a NIC: one NIC link "
+                             "each to the "
                              "fabric switch (a name twice: two NICs)")
                .req()},
           "the network between the nodes (one non-blocking switch): required when nodes > 1, "

@@ -123,6 +123,10 @@ Topology::Topology(const SystemSpec& system)
     local.emplace(d.name, local_names_.size());
     local_names_.push_back(d.name);
   }
+  for (const SwitchSpec& s : system.switches) {
+    local.emplace(s.name, local_names_.size());
+    local_names_.push_back(s.name);
+  }
   local_devices_ = local_names_.size();
   const bool multi = nodes_ > 1;
   if (multi && !system.network)
@@ -174,8 +178,13 @@ Topology::Topology(const SystemSpec& system)
   // The named vertices and links of every node.
   for (int k = 0; k < nodes_; ++k)
     for (std::size_t i = 0; i < local_devices_; ++i) {
-      const DeviceSpec& d = system.devices[i];
-      vertices_.push_back({vertex_name(k, d.name), VertexKind::kDevice, k, d.name, d.model});
+      if (i < system.devices.size()) {
+        const DeviceSpec& d = system.devices[i];
+        vertices_.push_back({vertex_name(k, d.name), VertexKind::kDevice, k, d.name, d.model});
+      } else {
+        const SwitchSpec& s = system.switches[i - system.devices.size()];
+        vertices_.push_back({vertex_name(k, s.name), VertexKind::kSwitch, k, s.name, s.model});
+      }
     }
   if (multi) vertices_.push_back({kFabric, VertexKind::kSwitch, -1, "", "fabric switch"});
   for (std::size_t v = 0; v < vertices_.size(); ++v) index_.emplace(vertices_[v].name, v);

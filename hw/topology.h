@@ -2,8 +2,9 @@
 // Topology: a system's devices and links as a graph, and the path a device-to-device transfer
 // takes through it (docs/architecture.md "Topology and collectives").
 //
-// Vertices are the system's devices; in a multi-node system (`nodes: N`) every node's devices,
-// named "n<k>.<device>" (k from 0), plus one vertex "fabric", the network's switch. Edges are
+// Vertices are the system's devices and its PCIe switches (SwitchSpec); in a multi-node system
+// (`nodes: N`) every node's, named "n<k>.<device>" (k from 0), plus one vertex "fabric", the
+// network's switch. Edges are
 // the links, and in a multi-node system one NIC link "n<k>.nic<j>" from each `network.attach`
 // device of node k to the fabric. Links are full duplex: each direction is a separate resource
 // with the link's bandwidth. The switch is non-blocking (a fat tree with full bisection).
@@ -32,7 +33,8 @@ struct TopologyVertex {
   std::string name;  // "gpu0"; "n1.gpu0" with nodes > 1; "fabric"
   VertexKind kind = VertexKind::kDevice;
   int node = 0;        // -1 for the fabric switch
-  std::string device;  // the device's name in the system file ("gpu0"); empty for the switch
+  std::string device;  // the device's or switch's name in the system file ("gpu0", "plx0");
+                       // empty for the fabric
   std::string model;   // the device's model ("Tesla P100 SXM2 16GB"); "fabric switch"
 };
 
@@ -166,7 +168,7 @@ class Topology {
   std::string system_name_;
   std::string system_file_;
   int nodes_ = 1;
-  std::size_t local_devices_ = 0;         // devices per node
+  std::size_t local_devices_ = 0;         // devices and switches per node
   std::vector<std::string> local_names_;  // local vertex names: the devices, then "fabric"
   std::vector<LocalLink> local_links_;
   std::vector<int> component_;  // connected component of each local vertex

@@ -62,10 +62,13 @@ Placement place(const graphs::OpGraph& graph, const hw::SystemSpec& system,
                 const std::string& device, const PlacementSpec& spec) {
   Placement pl;
   pl.accelerator = &system.device(device.empty() ? system.default_device : device);
-  pl.host = pl.accelerator->kind == hw::DeviceKind::kCpu ? pl.accelerator
-                                                         : system.host_of(pl.accelerator->name);
-  if (pl.host && pl.host != pl.accelerator)
-    pl.link = system.link_between(pl.host->name, pl.accelerator->name);
+  if (pl.accelerator->kind == hw::DeviceKind::kCpu) {
+    pl.host = pl.accelerator;
+  } else {
+    const hw::HostRoute route = system.host_route(pl.accelerator->name);
+    pl.host = route.host;
+    pl.link = route.link;
+  }
 
   auto resolve = [&](const std::string& target) -> Side {
     if (target == "accelerator" || target == pl.accelerator->name) return Side::kAccelerator;

@@ -109,6 +109,18 @@ TEST_CASE("system rule: link to an unknown device", "[hw][schema]") {
           "system_unknown_device.yaml:7:36: links[0].to: unknown device; did you mean 'gpu0'"));
 }
 
+TEST_CASE("system rule: switches are linked, named once, and named right by links",
+          "[hw][schema]") {
+  const std::string e = system_error("system_bad_switches.yaml");
+  CHECK_THAT(e, Contains("system_bad_switches.yaml:12:12: switches[2].name: a second device or "
+                         "switch of this name (the first is at line 8) (got 'gpu0')"));
+  CHECK_THAT(e,
+             Contains("system_bad_switches.yaml:15:22: links[1].from: unknown device or "
+                      "switch; did you mean 'plx0'? valid: cpu0, gpu0, plx0, lonely (got 'plx1')"));
+  CHECK_THAT(e, Contains("system_bad_switches.yaml:11:12: switches[1].name: no link joins this "
+                         "switch"));
+}
+
 TEST_CASE("system rule: include that does not exist", "[hw][schema]") {
   CHECK_THAT(system_error("system_missing_include.yaml"),
              Contains("no_such_device.yaml: cannot open file"));

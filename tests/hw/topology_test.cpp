@@ -328,7 +328,7 @@ TEST_CASE("links: p2p is measured or falls back to the nominal bandwidth", "[hw]
 
 TEST_CASE("topology: each device's host link, and a node's copy of a link",
           "[hw][topology][catalog]") {
-  // host_links() is host_of() then link_between(), per device, in one pass.
+  // host_links() is host_route(), per device, in one pass.
   for (const std::string& name : hw::catalog_system_names()) {
     INFO(name);
     const hw::SystemSpec s = hw::load_system(name);
@@ -336,10 +336,9 @@ TEST_CASE("topology: each device's host link, and a node's copy of a link",
     std::size_t linked = 0;
     for (std::size_t i = 0; i < s.devices.size(); ++i) {
       INFO(s.devices[i].name);
-      const hw::DeviceSpec* host = s.host_of(s.devices[i].name);
-      const hw::LinkSpec* link = s.devices[i].kind == hw::DeviceKind::kCpu || host == nullptr
+      const hw::LinkSpec* link = s.devices[i].kind == hw::DeviceKind::kCpu
                                      ? nullptr
-                                     : s.link_between(host->name, s.devices[i].name);
+                                     : s.host_route(s.devices[i].name).link;
       const auto it = links.find(s.devices[i].name);
       CHECK((it != links.end()) == (link != nullptr));
       if (link != nullptr && it != links.end()) {
@@ -360,4 +359,34 @@ TEST_CASE("topology: each device's host link, and a node's copy of a link",
   const auto links = minsky.host_links();
   CHECK(minsky.links.at(links.at("gpu0")).name == "cpu0-gpu0");
   CHECK(minsky.links.at(links.at("gpu2")).name == "cpu1-gpu2");
+  // dgx1-p100: behind PCIe switches, gpu5's copies take its link to plx2, on cpu1's side.
+  const hw::SystemSpec dgx1 = hw::load_system("dgx1-p100");
+  CHECK(dgx1.links.at(dgx1.host_links().at("gpu5")).name == "plx2-gpu5");
+  const hw::HostRoute route = dgx1.host_route("gpu5");
+  REQUIRE(route.host != nullptr);
+  CHECK(route.host->name == "cpu1");
+  CHECK(route.link->name == "plx2-gpu5");
+}
+
+TEST_CASE("topology: a PCIe switch is a vertex the devices behind it share",
+          "[hw][topology][catalog]") {
+  const hw::SystemSpec s = hw::load_system("dgx1-p100");
+  const hw::Topology t(s);
+  CHECK(t.vertex("plx0").kind == hw::VertexKind::kSwitch);
+  CHECK(t.vertex("plx0").model == "PCIe 3.0 switch (PLX)");
+  // A GPU to its CPU: up its own link to the switch, then the switch's uplink.
+  const hw::Path& up = t.path("gpu1", "cpu0");
+  CHECK(up.vertices == std::vector<std::string>{"gpu1", "plx0", "cpu0"});
+  // gpu0 and gpu1 reach cpu0 through the one uplink: both paths cross cpu0-plx0 toward the CPU.
+  const hw::Path& other = t.path("gpu0", "cpu0");
+  REQUIRE(up.hops.size() == 2);
+  REQUIRE(other.hops.size() == 2);
+  CHECK(up.hops[1].link == other.hops[1].link);
+  CHECK(up.hops[1].forward == other.hops[1].forward);
+  CHECK(up.hops[1].name == "cpu0-plx0");
+  // Over several nodes each node has its switches.
+  const hw::Topology cluster(hw::load_system("dgx1-cluster"));
+  CHECK(cluster.vertex("n3.plx2").kind == hw::VertexKind::kSwitch);
+  CHECK(cluster.path("n3.gpu4", "n3.cpu1").vertices ==
+        std::vector<std::string>{"n3.gpu4", "n3.plx2", "n3.cpu1"});
 }

@@ -153,6 +153,32 @@ TEST_CASE("parameter server: on the hub CPU and spread over the GPUs of a star",
   CHECK(cpu.cost(0).time_s == 0);
 }
 
+TEST_CASE("parameter server and ring behind PCIe switches", "[collective]") {
+  // switch4: d0, d1 behind sw0 and d2, d3 behind sw1, each switch on one uplink to the CPU hub;
+  // every link 10 GB/s and 1 us.
+  const hw::SystemSpec s = toy("switch4.yaml");
+  const hw::Topology t(s);
+  const std::vector<std::string> devices = hw::data_parallel_devices(s, 4);
+  // On the CPU: two gradients share each uplink on the way in, two variables on the way out,
+  // so B_in = B_out = 10 / 2 GB/s; a = 2 us (a device's link and its switch's uplink).
+  const model::ParameterServer cpu(t, s, devices, false);
+  CHECK(cpu.server() == "hub");
+  CHECK(cpu.in_bandwidth() == Approx(5e9).epsilon(kRel));
+  CHECK(cpu.out_bandwidth() == Approx(5e9).epsilon(kRel));
+  CHECK(cpu.leg_latency() == Approx(2e-6).epsilon(kRel));
+  // The ring d0 > d1 > d2 > d3 crosses each uplink once each way: B = 10 GB/s, the star's.
+  const model::CollectiveGroup g(t, devices, s.runtime.collectives);
+  CHECK(g.ring_bandwidth() == Approx(10e9).epsilon(kRel));
+  const double S = 100e6, p = 4, a = 4e-6;
+  CHECK(g.cost(Collective::kAllReduce, S, CollectiveAlgorithm::kRing).time_s ==
+        Approx(2 * (p - 1) * (a + S / (p * 10e9))).epsilon(kRel));
+  // A device's copies take its own link to its switch, toward the hub.
+  const hw::HostRoute route = s.host_route("d2");
+  REQUIRE(route.host != nullptr);
+  CHECK(route.host->name == "hub");
+  CHECK(route.link->name == "sw1-d2");
+}
+
 TEST_CASE("parameter server: a system without a CPU is a located error", "[collective]") {
   const hw::SystemSpec s = toy("ring4.yaml");
   const hw::Topology t(s);
