@@ -109,6 +109,28 @@ TEST_CASE("inception-v3 without the auxiliary head", "[graphs][zoo]") {
   CHECK(static_cast<double>(net.parameters) == Approx(27'161'264 - aux));
 }
 
+TEST_CASE("resnet v1: the stride on the first 1x1 of a downsampling unit", "[graphs][zoo]") {
+  // Moving a stage's stride from the 3x3 (v1.5) to the first 1x1 (v1) leaves the 3x3 as it
+  // was (stride 1 on the halved map) and runs the 1x1 (in x width) on the halved map: H^2 / 4
+  // instead of H^2 positions. Stages 2-4 (stage 1 does not stride): 256 x 128 at 56, 512 x 256
+  // at 28, 1024 x 512 at 14, each in x width x 3 H^2 / 4 = 77,070,336 MACs fewer per image.
+  // He et al. (CVPR 2016, table 1) give ResNet-50 v1 3.8 x 10^9 multiply-adds.
+  const double fewer = 3 * 77'070'336.0;
+  for (const char* model : {"resnet50", "resnet152"}) {
+    INFO(model);
+    const Network net = load_zoo_network(model);
+    const auto lowered = [&](int v1) {
+      return lower(bind_sizes(net, {{"batch", 1}, {"v1", v1}}), {.mode = Mode::kInfer});
+    };
+    const LoweredNetwork v15 = lowered(0), v1 = lowered(1);
+    CHECK(forward_macs(v15) - forward_macs(v1) == Approx(fewer));
+    CHECK(v1.parameters == v15.parameters);
+  }
+  const double resnet50_v1 = forward_macs(lower(
+      bind_sizes(load_zoo_network("resnet50"), {{"batch", 1}, {"v1", 1}}), {.mode = Mode::kInfer}));
+  CHECK(resnet50_v1 / 1e9 == Approx(3.86).epsilon(0.01));
+}
+
 TEST_CASE("bert-base parameters equal the published count", "[graphs][zoo]") {
   // Hugging Face bert-base-uncased BertModel (with the pooler): 109,482,240 parameters
   // (Devlin et al. 2019: "110M"); the classifier adds 768 x 2 + 2 for 2 classes.
