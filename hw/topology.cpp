@@ -186,7 +186,7 @@ Topology::Topology(const SystemSpec& system)
         vertices_.push_back({vertex_name(k, s.name), VertexKind::kSwitch, k, s.name, s.model});
       }
     }
-  if (multi) vertices_.push_back({kFabric, VertexKind::kSwitch, -1, "", "fabric switch"});
+  if (multi) vertices_.push_back({kFabric, VertexKind::kFabric, -1, "", "fabric switch"});
   for (std::size_t v = 0; v < vertices_.size(); ++v) index_.emplace(vertices_[v].name, v);
   for (int k = 0; k < nodes_; ++k)
     for (std::size_t j = 0; j < local_links_.size(); ++j) {

@@ -27,7 +27,8 @@
 
 namespace amdahl::hw {
 
-enum class VertexKind { kDevice, kSwitch };
+// A device, a PCIe switch of the system file (SwitchSpec), or the network's fabric switch.
+enum class VertexKind { kDevice, kSwitch, kFabric };
 
 struct TopologyVertex {
   std::string name;  // "gpu0"; "n1.gpu0" with nodes > 1; "fabric"

@@ -253,7 +253,7 @@ std::string_view algorithm_name(CollectiveAlgorithm a) {
   return "?";
 }
 
-std::size_t link_direction(const hw::PathHop& hop) { return 2 * hop.link + (hop.forward ? 0 : 1); }
+std::size_t link_direction(std::size_t link, bool forward) { return 2 * link + (forward ? 0 : 1); }
 
 CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::string> given,
                                  const hw::CollectiveSpec& spec)
@@ -377,12 +377,12 @@ CollectiveGroup::CollectiveGroup(const hw::Topology& topology, std::vector<std::
   tree_links_ = crossed({&up, &down});
 }
 
-bool CollectiveGroup::crosses(CollectiveAlgorithm a, const hw::PathHop& hop) const {
+bool CollectiveGroup::crosses(CollectiveAlgorithm a, std::size_t direction) const {
   switch (a) {
     case CollectiveAlgorithm::kRing:
-      return contains(ring_links_, link_direction(hop));
+      return contains(ring_links_, direction);
     case CollectiveAlgorithm::kTree:
-      return contains(tree_links_, link_direction(hop));
+      return contains(tree_links_, direction);
     case CollectiveAlgorithm::kParameterServer:
       break;
   }
@@ -505,9 +505,7 @@ ParameterServer::ParameterServer(const hw::Topology& topology, const hw::SystemS
   if (p_ > 1) links_ = crossed({&in, &out});
 }
 
-bool ParameterServer::crosses(const hw::PathHop& hop) const {
-  return contains(links_, link_direction(hop));
-}
+bool ParameterServer::crosses(std::size_t direction) const { return contains(links_, direction); }
 
 CollectiveCost ParameterServer::cost(double bytes) const {
   CollectiveCost k;

@@ -79,8 +79,12 @@ inline constexpr int kCollectiveAlgorithmCount =
 std::string_view collective_name(Collective c);          // "all-reduce", ...
 std::string_view algorithm_name(CollectiveAlgorithm a);  // "ring", "tree", "parameter server"
 
-// One link crossed in one direction, as one number: 2 link + (forward ? 0 : 1).
-std::size_t link_direction(const hw::PathHop& hop);
+// One link (an index into hw::Topology::links()) crossed in one direction, as one number:
+// 2 link + (forward ? 0 : 1).
+std::size_t link_direction(std::size_t link, bool forward);
+inline std::size_t link_direction(const hw::PathHop& hop) {
+  return link_direction(hop.link, hop.forward);
+}
 
 struct CollectiveCost {
   double time_s = 0;
@@ -125,9 +129,10 @@ class CollectiveGroup {
   // What the costs rely on that was not measured: the spec's defaults, and every link model the
   // ring or the trees cross without a measured p2p bandwidth.
   const std::vector<std::string>& assumptions() const { return assumptions_; }
-  // Whether the algorithm's transfers cross `hop`'s link in its direction (the ring: its hops;
-  // the tree: both phases; the parameter server is not this group's: false).
-  bool crosses(CollectiveAlgorithm a, const hw::PathHop& hop) const;
+  // Whether the algorithm's transfers cross a link in a direction (`direction`, a
+  // link_direction()): the ring, its hops; the tree, both phases; the parameter server is not
+  // this group's: false.
+  bool crosses(CollectiveAlgorithm a, std::size_t direction) const;
 
  private:
   std::vector<std::string> devices_;
@@ -164,9 +169,9 @@ class ParameterServer {
   const std::string& server() const { return server_; }  // "cpu0", or "the GPUs"
   std::string route() const { return route_; }           // one line a user reads
   const std::vector<std::string>& assumptions() const { return assumptions_; }
-  // Whether an exchange's transfers (the gradients in or the variables out) cross `hop`'s link
-  // in its direction.
-  bool crosses(const hw::PathHop& hop) const;
+  // Whether an exchange's transfers (the gradients in or the variables out) cross a link in a
+  // direction (`direction`, a link_direction()).
+  bool crosses(std::size_t direction) const;
 
  private:
   int p_ = 1;

@@ -153,10 +153,10 @@ struct DataParallelGroup {
       for (int a = 0; a < kCollectiveAlgorithmCount; ++a) {
         const auto algorithm = static_cast<CollectiveAlgorithm>(a);
         auto crosses = [&](bool direction) {
-          const hw::PathHop hop{link, "", direction};
+          const std::size_t d = link_direction(link, direction);
           return algorithm == CollectiveAlgorithm::kParameterServer
-                     ? parameter_server && parameter_server->crosses(hop)
-                     : group.crosses(algorithm, hop);
+                     ? parameter_server && parameter_server->crosses(d)
+                     : group.crosses(algorithm, d);
         };
         std::uint8_t& use = host_link_use[static_cast<std::size_t>(a)];
         if (crosses(forward)) use |= kLinkToDevice;

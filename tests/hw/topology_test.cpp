@@ -227,7 +227,7 @@ TEST_CASE("topology: a multi-node system", "[hw][topology]") {
   const hw::Topology t(s);
   CHECK(t.vertices().size() == 2 * 3 + 1);
   CHECK(t.links().size() == 2 * (3 + 1));
-  CHECK(t.vertex("fabric").kind == hw::VertexKind::kSwitch);
+  CHECK(t.vertex("fabric").kind == hw::VertexKind::kFabric);
   CHECK(t.vertex("n1.g0").device == "g0");
   CHECK(t.vertex("n1.g0").node == 1);
   const hw::Path p = t.path("n0.g0", "n1.g1");
