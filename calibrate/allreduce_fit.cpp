@@ -28,43 +28,37 @@ int positive_int(const CsvTable& t, std::size_t row, std::size_t col, const char
 }
 
 // The box (allreduce_fit.h) of `nodes` nodes with `per_node` GPUs each, in the box's first
-// slots: GPU i behind switch i/2, switch k on socket k/2. Every ring hop crosses each link
-// direction at most once: inside a node, up from one GPU and down to the next through the
-// levels that part them; the hop that leaves a node also crosses its NIC link and the next
-// node's, each direction once.
+// slots. Every ring hop crosses each link direction at most once: inside a node, up from one GPU
+// and down to the next through the levels that part them; the hop that leaves a node also
+// crosses its NIC link and the next node's, each direction once.
 hw::SystemSpec box(int nodes, int per_node, const PcieBox& m) {
+  const BoxLayout layout = box_layout(per_node);
   hw::SystemSpec s;
   s.name = "deepbench-allreduce-box";
   s.file = "calibrate/allreduce_fit.cpp";
-  auto add_link = [&](const std::string& from, const std::string& to, BoxLevel level) {
-    hw::LinkSpec l;
-    l.name = from + "-" + to;
-    l.from = from;
-    l.to = to;
-    l.model = fmt::format("fitted {} level", box_level_name(level));
-    l.bandwidth_bytes_per_s = m.level_bytes_per_s[static_cast<std::size_t>(level)];
-    l.p2p_bytes_per_s = l.bandwidth_bytes_per_s;
-    s.links.push_back(l);
-  };
-  const int switches = (per_node + 1) / 2, sockets = (switches + 1) / 2;
-  for (int c = 0; c < sockets; ++c) {
+  for (const std::string& c : layout.cpus) {
     hw::DeviceSpec d;
-    d.name = fmt::format("cpu{}", c);
+    d.name = c;
     d.model = "host";
     d.kind = hw::DeviceKind::kCpu;
     s.devices.push_back(d);
   }
-  for (int k = 0; k < switches; ++k) {
-    s.switches.push_back({fmt::format("switch{}", k), "PCIe switch"});
-    add_link(fmt::format("cpu{}", k / 2), fmt::format("switch{}", k), BoxLevel::kSocket);
+  for (const std::string& w : layout.switches) s.switches.push_back({w, "PCIe switch"});
+  for (const std::string& g : layout.gpus) {
+    hw::DeviceSpec d;
+    d.name = g;
+    d.model = "gpu";
+    s.devices.push_back(d);
   }
-  if (sockets > 1) add_link("cpu0", "cpu1", BoxLevel::kQpi);
-  for (int i = 0; i < per_node; ++i) {
-    hw::DeviceSpec g;
-    g.name = fmt::format("gpu{}", i);
-    g.model = "gpu";
-    s.devices.push_back(g);
-    add_link(fmt::format("switch{}", i / 2), g.name, BoxLevel::kSwitch);
+  for (const BoxLink& b : layout.links) {
+    hw::LinkSpec l;
+    l.name = b.from + "-" + b.to;
+    l.from = b.from;
+    l.to = b.to;
+    l.model = fmt::format("fitted {} level", box_level_name(b.level));
+    l.bandwidth_bytes_per_s = m.level_bytes_per_s[static_cast<std::size_t>(b.level)];
+    l.p2p_bytes_per_s = l.bandwidth_bytes_per_s;
+    s.links.push_back(l);
   }
   s.nodes = nodes;
   if (nodes > 1) {
@@ -73,10 +67,10 @@ hw::SystemSpec box(int nodes, int per_node, const PcieBox& m) {
     net.link.model = "fitted network";
     net.link.bandwidth_bytes_per_s = m.network_bytes_per_s;
     net.link.p2p_bytes_per_s = m.network_bytes_per_s;
-    net.attach = {"cpu0"};
+    net.attach = {std::string(kBoxNicVertex)};
     s.network = net;
   }
-  s.default_device = "gpu0";
+  s.default_device = layout.gpus.front();
   s.runtime.collectives.algorithm = hw::CollectiveAlgorithmChoice::kRing;
   s.runtime.collectives.step_latency_s = m.step_latency_s;
   return s;
@@ -250,6 +244,27 @@ std::vector<AllReduceRow> read_deepbench_allreduce(const std::string& path) {
 
 bool fitted_allreduce_row(const AllReduceRow& r) {
   return r.gpus >= 2 && r.algorithm.rfind("NCCL", 0) == 0;
+}
+
+BoxLayout box_layout(int gpus_per_node) {
+  if (gpus_per_node < 1 || gpus_per_node > kMaxGpusPerNode)
+    throw InternalError(
+        fmt::format("box_layout: {} GPUs per node (1 to {})", gpus_per_node, kMaxGpusPerNode));
+  BoxLayout b;
+  const int switches = (gpus_per_node + 1) / 2, sockets = (switches + 1) / 2;
+  for (int c = 0; c < sockets; ++c) b.cpus.push_back(fmt::format("cpu{}", c));
+  for (int k = 0; k < switches; ++k) {
+    b.switches.push_back(fmt::format("switch{}", k));
+    b.links.push_back(
+        {b.cpus[static_cast<std::size_t>(k / 2)], b.switches.back(), BoxLevel::kSocket});
+  }
+  if (sockets > 1) b.links.push_back({b.cpus[0], b.cpus[1], BoxLevel::kQpi});
+  for (int i = 0; i < gpus_per_node; ++i) {
+    b.gpus.push_back(fmt::format("gpu{}", i));
+    b.links.push_back(
+        {b.switches[static_cast<std::size_t>(i / 2)], b.gpus.back(), BoxLevel::kSwitch});
+  }
+  return b;
 }
 
 std::string_view box_level_name(BoxLevel l) {

@@ -79,6 +79,24 @@ enum class BoxLevel { kSwitch, kSocket, kQpi };
 inline constexpr int kBoxLevels = 3;
 std::string_view box_level_name(BoxLevel l);  // "switch", "socket", "QPI"
 
+// The box's vertices and links for `gpus_per_node` GPUs in its first slots (1 to
+// kMaxGpusPerNode): GPU i behind switch i/2, switch k on socket k/2, the sockets joined when
+// there are two; each link tagged with the level it is. The fits cost rings over it
+// (box_ring_allreduce) and `calibrate allreduce -o` writes it as catalog systems
+// (allreduce_catalog.h), so both describe one machine.
+struct BoxLink {
+  std::string from, to;
+  BoxLevel level = BoxLevel::kSwitch;
+};
+struct BoxLayout {
+  std::vector<std::string> cpus, switches, gpus;
+  std::vector<BoxLink> links;
+};
+BoxLayout box_layout(int gpus_per_node);
+
+// The vertex of each node that has the NIC over several nodes (one NIC link to the fabric).
+inline constexpr std::string_view kBoxNicVertex = "cpu0";
+
 // The machine of a fit, as above: bandwidths per direction, indexed by BoxLevel.
 // network_bytes_per_s: N, used only over several nodes.
 struct PcieBox {

@@ -6,9 +6,10 @@
 //   torch DIR                            kernels timed through PyTorch (shared/data/h200 layout)
 //   cpu                                  this machine's CPU, measured now (calibrate/cpu)
 //   check DEVICE deepbench|measurements|torch  a device file's errors on a source, nothing fitted
-//   allreduce --dir DIR                  collectives' step latency, hop and network bandwidth
+//   allreduce --dir DIR [-o CATALOG]     collectives' step latency, hop and network bandwidth
 //                                        from DeepBench's all-reduce runs
-//                                        (calibrate/allreduce_fit.h)
+//                                        (calibrate/allreduce_fit.h); -o writes the fitted
+//                                        boxes as systems (calibrate/allreduce_catalog.h)
 
 #include <fmt/format.h>
 
@@ -16,11 +17,14 @@
 #include <map>
 #include <memory>
 
+#include "calibrate/allreduce_catalog.h"
 #include "calibrate/allreduce_fit.h"
 #include "calibrate/calibration_run.h"
 #include "cli/commands.h"
+#include "cli/output_files.h"
 #include "cli/progress.h"
 #include "cli/table.h"
+#include "hw/system_loader.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -138,11 +142,31 @@ const std::map<std::string, std::string>& old_forms() {
       fmt::format("calibrate needs a sub-command: {} (amdahl calibrate --help)", join(names)));
 }
 
-// calibrate allreduce: one row per DeepBench dataset; with `rows`, every fitted row too.
-void run_allreduce(const std::string& dir, bool rows) {
-  const std::string path = dir + "/deepbench_allreduce.csv";
+struct AllReduceOptions {
+  std::string dir;
+  bool rows = false;
+  std::string out_dir;
+  bool force = false;
+};
+
+// calibrate allreduce: one row per DeepBench dataset; with `rows`, every fitted row too; with
+// -o, the fitted boxes as catalog systems.
+void run_allreduce(const AllReduceOptions& o) {
+  OutputDir out(o.out_dir, o.force);  // checked before the fit
+  const std::string path = o.dir + "/deepbench_allreduce.csv";
   const std::vector<calibrate::AllReduceFit> fits =
       calibrate::fit_allreduce(calibrate::read_deepbench_allreduce(path));
+  if (out) {
+    const calibrate::AllReduceCatalog catalog =
+        calibrate::allreduce_catalog(fits, o.dir, o.dir, hw::catalog_dir(), o.out_dir);
+    for (const auto& f : catalog.files) out.add(f.path, f.text);
+    if (!catalog.without_device.empty())
+      std::cerr << fmt::format(
+          "no system written for {} (no catalog device file lists the dataset under "
+          "deepbench_datasets)\n",
+          join(catalog.without_device));
+    out.commit();
+  }
   std::cout << fmt::format(
       "ring all-reduce 2(p-1)(a + S/(pB)) fitted per dataset to {} (one-node NCCL rows; every "
       "fifth held out);\nB: the slowest level of the PCIe box the ring crosses (GPUs in pairs "
@@ -194,7 +218,7 @@ void run_allreduce(const std::string& dir, bool rows) {
         "no network fit (fewer than {} multi-node NCCL rows to train on; counted as not "
         "fitted): {}\n",
         calibrate::kMinTrainingRows, join(without, ", "));
-  if (!rows) return;
+  if (!o.rows) return;
   std::cout << "\nrows:\n";
   Table r({"where", "dataset", "algorithm", "gpus", "nodes", "bytes", "measured", "predicted",
            "error", "split"});
@@ -264,18 +288,21 @@ void register_calibrate(CLI::App& app) {
     run(o->fit);
   });
 
-  auto allreduce_dir = std::make_shared<std::string>();
-  auto allreduce_rows = std::make_shared<bool>(false);
+  auto ar_options = std::make_shared<AllReduceOptions>();
   CLI::App* ar = cmd->add_subcommand(
       "allreduce",
       "fit the collectives' ring step latency, hop and network bandwidth to DeepBench's "
-      "all-reduce runs and report held-out errors per dataset (calibrate/allreduce_fit.h); nothing "
-      "is written");
-  ar->add_option("--dir", *allreduce_dir, "DeepBench data folder (shared/data/deepbench)")
+      "all-reduce runs and report held-out errors per dataset (calibrate/allreduce_fit.h); with "
+      "-o, write each fitted box as catalog systems and links");
+  ar->add_option("--dir", ar_options->dir, "DeepBench data folder (shared/data/deepbench)")
       ->required()
       ->check(CLI::ExistingDirectory);
-  ar->add_flag("--rows", *allreduce_rows, "also print every fitted row with its prediction");
-  ar->callback([allreduce_dir, allreduce_rows] { run_allreduce(*allreduce_dir, *allreduce_rows); });
+  ar->add_flag("--rows", ar_options->rows, "also print every fitted row with its prediction");
+  ar->add_option("-o,--out", ar_options->out_dir,
+                 "catalog folder to write systems/deepbench-*.yaml and links/deepbench-*.yaml "
+                 "into, beside its devices/ (the shipped ones: -o hw/catalog --force)");
+  ar->add_flag("--force", ar_options->force, "write into a folder that is not empty");
+  ar->callback([ar_options] { run_allreduce(*ar_options); });
 
   CLI::App* check = cmd->add_subcommand(
       "check",

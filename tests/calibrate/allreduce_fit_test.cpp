@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <initializer_list>
 #include <utility>
 
 #include "hw/system_loader.h"
+#include "hw/topology.h"
+#include "model/collective.h"
 #include "util/error.h"
 
 using namespace amdahl;
@@ -208,6 +211,40 @@ TEST_CASE("allreduce fit: DeepBench's PCIe boxes, held out", "[calibrate][allred
   // as printed to 0.1 us.
   const double default_step = hw::load_system("minsky").runtime.collectives.step_latency_s;
   CHECK(default_step == Approx(p100.step_latency_s).margin(0.05e-6));
+}
+
+TEST_CASE("allreduce fit: the catalog's DeepBench boxes cost every row as the fit does",
+          "[calibrate][allreduce]") {
+  // hw/catalog/systems/deepbench-*.yaml are the fitted boxes written out
+  // (calibrate/allreduce_catalog.h; cli.calibrate_reproduces.allreduce checks they are what the
+  // command writes). Loaded as any system, through its links and runtime, each must give every
+  // fitted row the fit's own prediction: the files round bandwidths to 0.1 MB/s and the step to
+  // 1 ns, so kRounding.
+  constexpr double kRounding = 1e-3;
+  const auto fits = fit_allreduce(read_deepbench_allreduce(kAllReduce));
+  int systems = 0, rows = 0;
+  for (const AllReduceFit& f : fits) {
+    std::string slug;
+    for (const char c : f.dataset)
+      slug += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const bool cluster : {false, true}) {
+      if (cluster && !f.network) continue;
+      const hw::SystemSpec s = hw::load_system("deepbench-" + slug + (cluster ? "-cluster" : ""));
+      ++systems;
+      const hw::Topology t(s);
+      for (const AllReduceResidual& r : f.residuals) {
+        if ((r.row.nodes > 1) != cluster) continue;
+        INFO(r.row.where);
+        const model::CollectiveGroup g(t, hw::data_parallel_devices(s, r.row.gpus),
+                                       s.runtime.collectives);
+        CHECK(g.cost(model::Collective::kAllReduce, r.row.bytes).time_s ==
+              Approx(r.predicted_s).epsilon(kRounding));
+        ++rows;
+      }
+    }
+  }
+  CHECK(systems == 11);  // 6 one-node boxes, 5 with a network fit
+  CHECK(rows > 100);
 }
 
 TEST_CASE("allreduce fit: bad rows are located errors", "[calibrate][allreduce]") {

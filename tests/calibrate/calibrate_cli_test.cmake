@@ -226,3 +226,37 @@ foreach(text "held-out median/p90" "P100_baidu_2018" "TitanX_Maxwell" "held_out"
   endif()
 endforeach()
 expect_failure("calibrate allreduce without --dir" ${AMDAHL} calibrate allreduce)
+
+# calibrate allreduce -o: a folder that is not empty needs --force, and nothing is written
+# without it.
+file(MAKE_DIRECTORY ${WORK}/ar_full)
+file(WRITE ${WORK}/ar_full/keep.txt "the user's file\n")
+expect_failure("calibrate allreduce -o into a non-empty folder" ${AMDAHL} calibrate allreduce
+               --dir ${SHARED}/data/deepbench -o ${WORK}/ar_full)
+if(NOT last_error MATCHES "the folder is not empty; give --force" OR EXISTS ${WORK}/ar_full/systems)
+  message(FATAL_ERROR "calibrate allreduce -o non-empty: ${last_error}")
+endif()
+# A catalog whose devices list one dataset: its boxes are written, the other datasets named.
+file(MAKE_DIRECTORY ${WORK}/ar_catalog/devices)
+file(COPY ${SOURCE}/hw/catalog/devices/gtx-1080ti.yaml ${SOURCE}/hw/catalog/devices/xeon-e5-2698v4.yaml
+     DESTINATION ${WORK}/ar_catalog/devices)
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -E env AMDAHL_CATALOG=${WORK}/ar_catalog
+          ${AMDAHL} calibrate allreduce --dir ${SHARED}/data/deepbench -o ${WORK}/ar_catalog --force
+  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+file(GLOB ar_systems RELATIVE ${WORK}/ar_catalog/systems ${WORK}/ar_catalog/systems/*.yaml)
+if(NOT rc EQUAL 0 OR NOT ar_systems STREQUAL "deepbench-1080ti-cluster.yaml;deepbench-1080ti.yaml"
+   OR NOT err MATCHES "no system written for P100_baidu_2018, P100_baidu_2017-05, TitanXPascal, M40, TitanX_Maxwell")
+  message(FATAL_ERROR "calibrate allreduce -o with one card (${rc}): [${ar_systems}] ${err}")
+endif()
+# Without the boxes' host device file: an error naming it, nothing written.
+file(REMOVE ${WORK}/ar_catalog/devices/xeon-e5-2698v4.yaml)
+file(REMOVE_RECURSE ${WORK}/ar_catalog/systems ${WORK}/ar_catalog/links)
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -E env AMDAHL_CATALOG=${WORK}/ar_catalog
+          ${AMDAHL} calibrate allreduce --dir ${SHARED}/data/deepbench -o ${WORK}/ar_catalog --force
+  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "xeon-e5-2698v4.yaml: the boxes' host device file is missing"
+   OR EXISTS ${WORK}/ar_catalog/systems)
+  message(FATAL_ERROR "calibrate allreduce -o without the host device (${rc}): ${err}")
+endif()

@@ -1,0 +1,282 @@
+#include "calibrate/allreduce_catalog.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <optional>
+
+#include "calibrate/deepbench.h"
+#include "util/csv_table.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace amdahl::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The host CPU of every box: the catalog's one Xeon of that era, standing in for each
+// dataset's own (deepbench_datasets.csv's cpu_model, cited in the system's source).
+constexpr const char* kHostDeviceFile = "xeon-e5-2698v4.yaml";
+
+std::string slug(const std::string& dataset) {
+  std::string s;
+  for (const char c : dataset)
+    s += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string gbs(double bytes_per_s) { return fmt::format("{:.4f} GB/s", bytes_per_s / 1e9); }
+std::string us(double s) { return fmt::format("{:.3f} us", s * 1e6); }
+
+// A YAML double-quoted scalar.
+std::string quoted(const std::string& s) {
+  std::string q = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + '"';
+}
+
+std::string errors_text(const ErrorStats& train, const ErrorStats& held) {
+  std::string s = fmt::format("{} fitted", train.count);
+  if (held.count > 0)
+    s += fmt::format(", {} held out: median {}, p90 {}", held.count, percent(held.median_abs),
+                     percent(held.p90_abs));
+  return s + ")";
+}
+
+std::string header(const std::string& cited_dir) {
+  return fmt::format(
+      "# Written by `amdahl calibrate allreduce --dir {} -o hw/catalog --force`\n"
+      "# (docs/calibration-collectives.md): rerun it rather than edit; a ctest checks the files.\n",
+      cited_dir);
+}
+
+std::string_view level_file_name(BoxLevel l) {
+  switch (l) {
+    case BoxLevel::kSwitch:
+      return "switch";
+    case BoxLevel::kSocket:
+      return "socket";
+    case BoxLevel::kQpi:
+      return "qpi";
+  }
+  return "?";
+}
+
+std::string_view level_hop(BoxLevel l) {
+  switch (l) {
+    case BoxLevel::kSwitch:
+      return "between the two GPUs behind one PCIe switch";
+    case BoxLevel::kSocket:
+      return "between the switches of one socket, through its root complex";
+    case BoxLevel::kQpi:
+      return "between the two sockets";
+  }
+  return "?";
+}
+
+// One dataset's row of deepbench_datasets.csv, for the systems' source.
+struct DatasetInfo {
+  std::string workbook, cpu, board, cuda;
+};
+
+DatasetInfo dataset_info(const CsvTable& t, const std::string& dataset) {
+  const std::size_t name = t.column("dataset");
+  std::vector<std::string> names;
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    names.push_back(t.cell(r, name));
+    if (names.back() != dataset) continue;
+    DatasetInfo i;
+    i.workbook = fmt::format("{} {} at {}, {}", t.cell(r, t.column("repo")),
+                             t.cell(r, t.column("path")), t.cell(r, t.column("read_at_commit")),
+                             t.cell(r, t.column("last_modified_date")));
+    i.cpu = t.cell(r, t.column("cpu_model"));
+    i.board = t.cell(r, t.column("motherboard"));
+    i.cuda = t.cell(r, t.column("cuda"));
+    return i;
+  }
+  throw UserError(fmt::format("{}: no row for all-reduce dataset '{}'; {}", t.path(), dataset,
+                              suggestion(dataset, names)));
+}
+
+std::string link_text(const std::string& cited_csv, const AllReduceFit& f, BoxLevel level,
+                      const std::string& header_text) {
+  const auto i = static_cast<std::size_t>(level);
+  const double b = f.level_bytes_per_s[i];
+  std::string shared;
+  for (std::size_t j = 0; j < f.level_bytes_per_s.size(); ++j)
+    if (j != i && f.level_bytes_per_s[j] == b)
+      shared +=
+          fmt::format("{}{}", shared.empty() ? "" : ", ", box_level_name(static_cast<BoxLevel>(j)));
+  std::string t = header_text;
+  t += fmt::format("name: {}\n", quoted(fmt::format("DeepBench {} box, {} level (ring hop)",
+                                                    f.dataset, box_level_name(level))));
+  t += fmt::format(
+      "source: {}\n",
+      quoted(fmt::format("fitted by `amdahl calibrate allreduce` to {}, dataset {}, one-node "
+                         "NCCL rows ({}: the bandwidth of a ring hop {}{}",
+                         cited_csv, f.dataset, errors_text(f.train, f.held_out), level_hop(level),
+                         shared.empty() ? ""
+                                        : fmt::format("; one bandwidth with the {} level (fitted "
+                                                      "as one, or no row crosses it)",
+                                                      shared))));
+  t += "note: \"copies to and from the host run at this bandwidth too: DeepBench measured none "
+       "apart\"\n";
+  t += fmt::format("bandwidth: {}\n", gbs(b));
+  t += "latency: 0 us            # the whole step latency is the system's step_latency (fitted)\n";
+  t += fmt::format("p2p: {}\n", gbs(b));
+  t += "calibrated: true\n";
+  return t;
+}
+
+std::string network_text(const std::string& cited_csv, const AllReduceFit& f,
+                         const std::string& header_text) {
+  const NetworkFit& n = *f.network;
+  std::string t = header_text;
+  t += fmt::format("name: {}\n", quoted(fmt::format("DeepBench {} network (NIC link)", f.dataset)));
+  t += fmt::format(
+      "source: {}\n",
+      quoted(fmt::format("fitted by `amdahl calibrate allreduce` to {}, dataset {}, multi-node "
+                         "NCCL rows with the box's levels fixed ({}: one NIC link a node, the "
+                         "ring entering and leaving each node once; the NIC is not named",
+                         cited_csv, f.dataset, errors_text(n.train, n.held_out))));
+  t += fmt::format("bandwidth: {}\n", gbs(n.bytes_per_s));
+  t += "latency: 0 us            # the whole step latency is the system's step_latency (fitted)\n";
+  t += fmt::format("p2p: {}\n", gbs(n.bytes_per_s));
+  t += "calibrated: true\n";
+  return t;
+}
+
+// The NCCL algorithm names of the dataset's fitted rows, e.g. "NCCL 2.0".
+std::string library(const AllReduceFit& f) {
+  std::vector<std::string> names;
+  for (const auto& r : f.residuals)
+    if (std::find(names.begin(), names.end(), r.row.algorithm) == names.end())
+      names.push_back(r.row.algorithm);
+  return join(names, ", ");
+}
+
+struct SystemText {
+  std::string name, device_include, host_include, cited_csv, header;
+  DatasetInfo info;
+};
+
+std::string system_text(const SystemText& x, const AllReduceFit& f, int nodes) {
+  const BoxLayout box = box_layout(kMaxGpusPerNode);
+  const std::string s = slug(f.dataset);
+  std::string t = x.header;
+  t += fmt::format("name: {}\n", x.name);
+  t += fmt::format(
+      "description: {}\n",
+      quoted(fmt::format("DeepBench's {} all-reduce box{}: {} GPUs in a PCIe tree (pairs behind "
+                         "{} switches, two a socket), ring hops fitted",
+                         f.dataset, nodes > 1 ? fmt::format(", {} nodes", nodes) : "",
+                         box.gpus.size(), box.switches.size())));
+  t += fmt::format(
+      "source: {}\n",
+      quoted(fmt::format(
+          "DeepBench {} ({}; deepbench_datasets.csv): host {}, board {}; the catalog's {} "
+          "stands in for the host CPU. The PCIe tree is an ASSUMPTION (the workbooks do not give "
+          "it; calibrate/allreduce_fit.h); its links are fitted to {}",
+          f.dataset, x.info.workbook, x.info.cpu, x.info.board.empty() ? "not named" : x.info.board,
+          fs::path(x.host_include).stem().string(), x.cited_csv)));
+  t += "devices:\n";
+  for (const std::string& c : box.cpus)
+    t += fmt::format("  - {{name: {}, include: {}}}\n", c, x.host_include);
+  for (const std::string& g : box.gpus)
+    t += fmt::format("  - {{name: {}, include: {}}}\n", g, x.device_include);
+  t += "switches:\n";
+  for (const std::string& w : box.switches)
+    t += fmt::format("  - {{name: {}, model: PCIe switch}}\n", w);
+  t += "links:\n";
+  for (const BoxLink& l : box.links)
+    t += fmt::format(
+        "  - {{name: {}-{}, from: {}, to: {}, include: ../links/deepbench-{}-{}.yaml}}\n", l.from,
+        l.to, l.from, l.to, s, level_file_name(l.level));
+  const bool cluster = nodes > 1;
+  t += "runtime:\n";
+  t += "  name: framework not measured\n";
+  t += "  source: \"ASSUMPTION: DeepBench timed the all-reduce alone (no framework ran on this "
+       "box); 10 us of host time per op\"\n";
+  t += "  dispatch_per_op: 10 us\n";
+  t += "  calibrated: false\n";
+  t += "  collectives:\n";
+  t += fmt::format("    library: {}\n", quoted(library(f)));
+  t += "    algorithm: ring\n";
+  t += fmt::format("    step_latency: {}\n",
+                   us(cluster ? f.network->step_latency_s : f.step_latency_s));
+  t += fmt::format(
+      "    source: {}\n",
+      quoted(fmt::format("fitted by `amdahl calibrate allreduce` to {}, dataset {}, {} NCCL rows "
+                         "({}: the time of one ring step",
+                         x.cited_csv, f.dataset, cluster ? "multi-node" : "one-node",
+                         cluster ? errors_text(f.network->train, f.network->held_out)
+                                 : errors_text(f.train, f.held_out))));
+  t += fmt::format("default_device: {}\n", box.gpus.front());
+  if (cluster) {
+    t += fmt::format("nodes: {}\n", nodes);
+    t += fmt::format("network: {{include: ../links/deepbench-{}-network.yaml, attach: [{}]}}\n", s,
+                     kBoxNicVertex);
+  }
+  return t;
+}
+
+// `to` relative to `from_dir`, both made absolute first.
+std::string relative(const std::string& to, const fs::path& from_dir) {
+  return fs::absolute(to)
+      .lexically_normal()
+      .lexically_relative(fs::absolute(from_dir).lexically_normal())
+      .generic_string();
+}
+
+}  // namespace
+
+AllReduceCatalog allreduce_catalog(const std::vector<AllReduceFit>& fits,
+                                   const std::string& deepbench_dir, const std::string& cited_dir,
+                                   const std::string& catalog_dir, const std::string& out_dir) {
+  const CsvTable datasets = CsvTable::read(deepbench_dir + "/deepbench_datasets.csv");
+  const std::vector<std::pair<std::string, std::string>> cards = deepbench_cards(catalog_dir);
+  const fs::path systems = fs::path(out_dir) / "systems";
+  const std::string host = (fs::path(catalog_dir) / "devices" / kHostDeviceFile).string();
+  if (!fs::exists(host))
+    throw UserError(fmt::format("{}: the boxes' host device file is missing", host));
+  const std::string head = header(cited_dir);
+  const std::string cited_csv = cited_dir + "/deepbench_allreduce.csv";
+  AllReduceCatalog out;
+  for (const AllReduceFit& f : fits) {
+    const auto card = std::find_if(cards.begin(), cards.end(),
+                                   [&](const auto& c) { return c.first == f.dataset; });
+    if (card == cards.end()) {
+      out.without_device.push_back(f.dataset);
+      continue;
+    }
+    const std::string s = slug(f.dataset);
+    for (int l = 0; l < kBoxLevels; ++l) {
+      const auto level = static_cast<BoxLevel>(l);
+      out.files.push_back({fmt::format("links/deepbench-{}-{}.yaml", s, level_file_name(level)),
+                           link_text(cited_csv, f, level, head)});
+    }
+    SystemText x{fmt::format("deepbench-{}", s),
+                 relative(card->second, systems),
+                 relative(host, systems),
+                 cited_csv,
+                 head,
+                 dataset_info(datasets, f.dataset)};
+    out.files.push_back({fmt::format("systems/{}.yaml", x.name), system_text(x, f, 1)});
+    if (!f.network) continue;
+    out.files.push_back(
+        {fmt::format("links/deepbench-{}-network.yaml", s), network_text(cited_csv, f, head)});
+    int nodes = 1;
+    for (const auto& r : f.residuals) nodes = std::max(nodes, r.row.nodes);
+    x.name += "-cluster";
+    out.files.push_back({fmt::format("systems/{}.yaml", x.name), system_text(x, f, nodes)});
+  }
+  return out;
+}
+
+}  // namespace amdahl::calibrate
