@@ -21,13 +21,6 @@ namespace fs = std::filesystem;
 // dataset's own (deepbench_datasets.csv's cpu_model, cited in the system's source).
 constexpr const char* kHostDeviceFile = "xeon-e5-2698v4.yaml";
 
-std::string slug(const std::string& dataset) {
-  std::string s;
-  for (const char c : dataset)
-    s += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string gbs(double bytes_per_s) { return fmt::format("{:.4f} GB/s", bytes_per_s / 1e9); }
 std::string us(double s) { return fmt::format("{:.3f} us", s * 1e6); }
 
@@ -46,7 +39,7 @@ std::string errors_text(const ErrorStats& train, const ErrorStats& held) {
   if (held.count > 0)
     s += fmt::format(", {} held out: median {}, p90 {}", held.count, percent(held.median_abs),
                      percent(held.p90_abs));
-  return s + ")";
+  return s;
 }
 
 std::string header(const std::string& cited_dir) {
@@ -56,16 +49,11 @@ std::string header(const std::string& cited_dir) {
       cited_dir);
 }
 
-std::string_view level_file_name(BoxLevel l) {
-  switch (l) {
-    case BoxLevel::kSwitch:
-      return "switch";
-    case BoxLevel::kSocket:
-      return "socket";
-    case BoxLevel::kQpi:
-      return "qpi";
-  }
-  return "?";
+// "switch", "socket", "qpi": the level's name as file names have it.
+std::string level_file_name(BoxLevel l) {
+  std::string s(box_level_name(l));
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
 std::string_view level_hop(BoxLevel l) {
@@ -119,7 +107,7 @@ std::string link_text(const std::string& cited_csv, const AllReduceFit& f, BoxLe
   t += fmt::format(
       "source: {}\n",
       quoted(fmt::format("fitted by `amdahl calibrate allreduce` to {}, dataset {}, one-node "
-                         "NCCL rows ({}: the bandwidth of a ring hop {}{}",
+                         "NCCL rows ({}): the bandwidth of a ring hop {}{}",
                          cited_csv, f.dataset, errors_text(f.train, f.held_out), level_hop(level),
                          shared.empty() ? ""
                                         : fmt::format("; one bandwidth with the {} level (fitted "
@@ -142,7 +130,7 @@ std::string network_text(const std::string& cited_csv, const AllReduceFit& f,
   t += fmt::format(
       "source: {}\n",
       quoted(fmt::format("fitted by `amdahl calibrate allreduce` to {}, dataset {}, multi-node "
-                         "NCCL rows with the box's levels fixed ({}: one NIC link a node, the "
+                         "NCCL rows with the box's levels fixed ({}): one NIC link a node, the "
                          "ring entering and leaving each node once; the NIC is not named",
                          cited_csv, f.dataset, errors_text(n.train, n.held_out))));
   t += fmt::format("bandwidth: {}\n", gbs(n.bytes_per_s));
@@ -168,7 +156,7 @@ struct SystemText {
 
 std::string system_text(const SystemText& x, const AllReduceFit& f, int nodes) {
   const BoxLayout box = box_layout(kMaxGpusPerNode);
-  const std::string s = slug(f.dataset);
+  const std::string s = dataset_slug(f.dataset);
   std::string t = x.header;
   t += fmt::format("name: {}\n", x.name);
   t += fmt::format(
@@ -213,7 +201,7 @@ std::string system_text(const SystemText& x, const AllReduceFit& f, int nodes) {
   t += fmt::format(
       "    source: {}\n",
       quoted(fmt::format("fitted by `amdahl calibrate allreduce` to {}, dataset {}, {} NCCL rows "
-                         "({}: the time of one ring step",
+                         "({}): the time of one ring step",
                          x.cited_csv, f.dataset, cluster ? "multi-node" : "one-node",
                          cluster ? errors_text(f.network->train, f.network->held_out)
                                  : errors_text(f.train, f.held_out))));
@@ -236,6 +224,17 @@ std::string relative(const std::string& to, const fs::path& from_dir) {
 
 }  // namespace
 
+std::string dataset_slug(const std::string& dataset) {
+  std::string s;
+  for (const char c : dataset)
+    s += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string allreduce_system_name(const std::string& dataset, bool cluster) {
+  return fmt::format("deepbench-{}{}", dataset_slug(dataset), cluster ? "-cluster" : "");
+}
+
 AllReduceCatalog allreduce_catalog(const std::vector<AllReduceFit>& fits,
                                    const std::string& deepbench_dir, const std::string& cited_dir,
                                    const std::string& catalog_dir, const std::string& out_dir) {
@@ -255,13 +254,13 @@ AllReduceCatalog allreduce_catalog(const std::vector<AllReduceFit>& fits,
       out.without_device.push_back(f.dataset);
       continue;
     }
-    const std::string s = slug(f.dataset);
+    const std::string s = dataset_slug(f.dataset);
     for (int l = 0; l < kBoxLevels; ++l) {
       const auto level = static_cast<BoxLevel>(l);
       out.files.push_back({fmt::format("links/deepbench-{}-{}.yaml", s, level_file_name(level)),
                            link_text(cited_csv, f, level, head)});
     }
-    SystemText x{fmt::format("deepbench-{}", s),
+    SystemText x{allreduce_system_name(f.dataset),
                  relative(card->second, systems),
                  relative(host, systems),
                  cited_csv,
@@ -273,7 +272,7 @@ AllReduceCatalog allreduce_catalog(const std::vector<AllReduceFit>& fits,
         {fmt::format("links/deepbench-{}-network.yaml", s), network_text(cited_csv, f, head)});
     int nodes = 1;
     for (const auto& r : f.residuals) nodes = std::max(nodes, r.row.nodes);
-    x.name += "-cluster";
+    x.name = allreduce_system_name(f.dataset, true);
     out.files.push_back({fmt::format("systems/{}.yaml", x.name), system_text(x, f, nodes)});
   }
   return out;

@@ -35,6 +35,12 @@ struct AllReduceCatalog {
   std::vector<std::string> without_device;
 };
 
+// The dataset as file names have it: lower case, '_' as '-' ("TitanX_Maxwell" ->
+// "titanx-maxwell").
+std::string dataset_slug(const std::string& dataset);
+// "deepbench-<slug>", with "-cluster" for the system of several nodes.
+std::string allreduce_system_name(const std::string& dataset, bool cluster = false);
+
 // `deepbench_dir`: the folder of deepbench_allreduce.csv and deepbench_datasets.csv (cited in
 // the files as `cited_dir`, e.g. "../shared/data/deepbench"); `catalog_dir`: the catalog whose
 // devices/ the systems include; `out_dir`: the catalog folder the files go to (absolute or

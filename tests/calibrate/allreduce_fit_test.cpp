@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
-#include <cctype>
 #include <initializer_list>
 #include <utility>
 
+#include "calibrate/allreduce_catalog.h"
 #include "hw/system_loader.h"
 #include "hw/topology.h"
 #include "model/collective.h"
@@ -224,12 +224,9 @@ TEST_CASE("allreduce fit: the catalog's DeepBench boxes cost every row as the fi
   const auto fits = fit_allreduce(read_deepbench_allreduce(kAllReduce));
   int systems = 0, rows = 0;
   for (const AllReduceFit& f : fits) {
-    std::string slug;
-    for (const char c : f.dataset)
-      slug += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     for (const bool cluster : {false, true}) {
       if (cluster && !f.network) continue;
-      const hw::SystemSpec s = hw::load_system("deepbench-" + slug + (cluster ? "-cluster" : ""));
+      const hw::SystemSpec s = hw::load_system(allreduce_system_name(f.dataset, cluster));
       ++systems;
       const hw::Topology t(s);
       for (const AllReduceResidual& r : f.residuals) {
