@@ -24,16 +24,6 @@ constexpr const char* kHostDeviceFile = "xeon-e5-2698v4.yaml";
 std::string gbs(double bytes_per_s) { return fmt::format("{:.4f} GB/s", bytes_per_s / 1e9); }
 std::string us(double s) { return fmt::format("{:.3f} us", s * 1e6); }
 
-// A YAML double-quoted scalar.
-std::string quoted(const std::string& s) {
-  std::string q = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + '"';
-}
-
 std::string errors_text(const ErrorStats& train, const ErrorStats& held) {
   std::string s = fmt::format("{} fitted", train.count);
   if (held.count > 0)
@@ -102,17 +92,17 @@ std::string link_text(const std::string& cited_csv, const AllReduceFit& f, BoxLe
       shared +=
           fmt::format("{}{}", shared.empty() ? "" : ", ", box_level_name(static_cast<BoxLevel>(j)));
   std::string t = header_text;
-  t += fmt::format("name: {}\n", quoted(fmt::format("DeepBench {} box, {} level (ring hop)",
-                                                    f.dataset, box_level_name(level))));
-  t += fmt::format(
-      "source: {}\n",
-      quoted(fmt::format("fitted by `amdahl calibrate allreduce` to {}, dataset {}, one-node "
-                         "NCCL rows ({}): the bandwidth of a ring hop {}{}",
-                         cited_csv, f.dataset, errors_text(f.train, f.held_out), level_hop(level),
-                         shared.empty() ? ""
-                                        : fmt::format("; one bandwidth with the {} level (fitted "
-                                                      "as one, or no row crosses it)",
-                                                      shared))));
+  t += fmt::format("name: {}\n", double_quoted(fmt::format("DeepBench {} box, {} level (ring hop)",
+                                                           f.dataset, box_level_name(level))));
+  t += fmt::format("source: {}\n",
+                   double_quoted(fmt::format(
+                       "fitted by `amdahl calibrate allreduce` to {}, dataset {}, one-node "
+                       "NCCL rows ({}): the bandwidth of a ring hop {}{}",
+                       cited_csv, f.dataset, errors_text(f.train, f.held_out), level_hop(level),
+                       shared.empty() ? ""
+                                      : fmt::format("; one bandwidth with the {} level (fitted "
+                                                    "as one, or no row crosses it)",
+                                                    shared))));
   t += "note: \"copies to and from the host run at this bandwidth too: DeepBench measured none "
        "apart\"\n";
   t += fmt::format("bandwidth: {}\n", gbs(b));
@@ -126,13 +116,14 @@ std::string network_text(const std::string& cited_csv, const AllReduceFit& f,
                          const std::string& header_text) {
   const NetworkFit& n = *f.network;
   std::string t = header_text;
-  t += fmt::format("name: {}\n", quoted(fmt::format("DeepBench {} network (NIC link)", f.dataset)));
-  t += fmt::format(
-      "source: {}\n",
-      quoted(fmt::format("fitted by `amdahl calibrate allreduce` to {}, dataset {}, multi-node "
-                         "NCCL rows with the box's levels fixed ({}): one NIC link a node, the "
-                         "ring entering and leaving each node once; the NIC is not named",
-                         cited_csv, f.dataset, errors_text(n.train, n.held_out))));
+  t += fmt::format("name: {}\n",
+                   double_quoted(fmt::format("DeepBench {} network (NIC link)", f.dataset)));
+  t += fmt::format("source: {}\n",
+                   double_quoted(fmt::format(
+                       "fitted by `amdahl calibrate allreduce` to {}, dataset {}, multi-node "
+                       "NCCL rows with the box's levels fixed ({}): one NIC link a node, the "
+                       "ring entering and leaving each node once; the NIC is not named",
+                       cited_csv, f.dataset, errors_text(n.train, n.held_out))));
   t += fmt::format("bandwidth: {}\n", gbs(n.bytes_per_s));
   t += "latency: 0 us            # the whole step latency is the system's step_latency (fitted)\n";
   t += fmt::format("p2p: {}\n", gbs(n.bytes_per_s));
@@ -159,15 +150,15 @@ std::string system_text(const SystemText& x, const AllReduceFit& f, int nodes) {
   const std::string s = dataset_slug(f.dataset);
   std::string t = x.header;
   t += fmt::format("name: {}\n", x.name);
-  t += fmt::format(
-      "description: {}\n",
-      quoted(fmt::format("DeepBench's {} all-reduce box{}: {} GPUs in a PCIe tree (pairs behind "
-                         "{} switches, two a socket), ring hops fitted",
-                         f.dataset, nodes > 1 ? fmt::format(", {} nodes", nodes) : "",
-                         box.gpus.size(), box.switches.size())));
+  t += fmt::format("description: {}\n",
+                   double_quoted(fmt::format(
+                       "DeepBench's {} all-reduce box{}: {} GPUs in a PCIe tree (pairs behind "
+                       "{} switches, two a socket), ring hops fitted",
+                       f.dataset, nodes > 1 ? fmt::format(", {} nodes", nodes) : "",
+                       box.gpus.size(), box.switches.size())));
   t += fmt::format(
       "source: {}\n",
-      quoted(fmt::format(
+      double_quoted(fmt::format(
           "DeepBench {} ({}; deepbench_datasets.csv): host {}, board {}; the catalog's {} "
           "stands in for the host CPU. The PCIe tree is an ASSUMPTION (the workbooks do not give "
           "it; calibrate/allreduce_fit.h); its links are fitted to {}",
@@ -194,17 +185,17 @@ std::string system_text(const SystemText& x, const AllReduceFit& f, int nodes) {
   t += "  dispatch_per_op: 10 us\n";
   t += "  calibrated: false\n";
   t += "  collectives:\n";
-  t += fmt::format("    library: {}\n", quoted(library(f)));
+  t += fmt::format("    library: {}\n", double_quoted(library(f)));
   t += "    algorithm: ring\n";
   t += fmt::format("    step_latency: {}\n",
                    us(cluster ? f.network->step_latency_s : f.step_latency_s));
-  t += fmt::format(
-      "    source: {}\n",
-      quoted(fmt::format("fitted by `amdahl calibrate allreduce` to {}, dataset {}, {} NCCL rows "
-                         "({}): the time of one ring step",
-                         x.cited_csv, f.dataset, cluster ? "multi-node" : "one-node",
-                         cluster ? errors_text(f.network->train, f.network->held_out)
-                                 : errors_text(f.train, f.held_out))));
+  t += fmt::format("    source: {}\n",
+                   double_quoted(fmt::format(
+                       "fitted by `amdahl calibrate allreduce` to {}, dataset {}, {} NCCL rows "
+                       "({}): the time of one ring step",
+                       x.cited_csv, f.dataset, cluster ? "multi-node" : "one-node",
+                       cluster ? errors_text(f.network->train, f.network->held_out)
+                               : errors_text(f.train, f.held_out))));
   t += fmt::format("default_device: {}\n", box.gpus.front());
   if (cluster) {
     t += fmt::format("nodes: {}\n", nodes);

@@ -16,6 +16,7 @@
 
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/suggest.h"
 #include "util/table.h"
 #include "util/temp_dir.h"
 
@@ -24,16 +25,6 @@ namespace amdahl::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// gnuplot string literal: double quotes, backslash and quote escaped.
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : "NaN"; }
 
@@ -62,7 +53,7 @@ std::string header(const std::string& name, const std::string& title) {
       "set key outside right top\n"
       "set grid ytics lc rgb \"#dddddd\"\n"
       "{palette}",
-      fmt::arg("name", name), fmt::arg("title", title), fmt::arg("qtitle", quoted(title)),
+      fmt::arg("name", name), fmt::arg("title", title), fmt::arg("qtitle", double_quoted(title)),
       fmt::arg("palette", palette()));
 }
 
@@ -120,7 +111,7 @@ Figure stacked_bars(std::string name, std::string title, const std::vector<std::
       "set ylabel {}\n"
       "set xtics rotate by -30\n"
       "plot for [i=2:{}] \"{}.csv\" using i:xtic(1) title columnheader(i)\n",
-      quoted(y_label), columns.size() + 1, name);
+      double_quoted(y_label), columns.size() + 1, name);
   return make_figure(std::move(name), std::move(title), t, body);
 }
 
@@ -137,7 +128,7 @@ Figure line_chart(std::string name, std::string title, const std::string& x_labe
     t.add(line);
   }
   std::string body = fmt::format("set logscale x 2\nset xlabel {}\nset ylabel {}\n",
-                                 quoted(x_label), quoted(y_label));
+                                 double_quoted(x_label), double_quoted(y_label));
   if (log_y) body += "set logscale y\n";
   for (std::size_t i = 0; i < series.size(); ++i)
     if (series[i].mark)
@@ -149,7 +140,7 @@ Figure line_chart(std::string name, std::string title, const std::string& x_labe
       series.size() + 1, name);
   if (reference)
     body += fmt::format(", {} with lines dt 2 lc rgb \"#888888\" title {}", *reference,
-                        quoted(*reference == "x" ? "ideal" : "y = " + *reference));
+                        double_quoted(*reference == "x" ? "ideal" : "y = " + *reference));
   return make_figure(std::move(name), std::move(title), t, body + "\n");
 }
 
@@ -167,8 +158,9 @@ Figure scatter(std::string name, std::string title, const std::string& x_label,
   const std::string body = fmt::format(
       "set logscale xy\nset xlabel {}\nset ylabel {}\n{}"
       "plot for [i=2:{}] \"{}.csv\" using 1:i with points pt 7 ps 0.9 title columnheader(i){}\n",
-      quoted(x_label), quoted(y_label), parity ? "set size ratio -1\n" : "", groups.size() + 1,
-      name, parity ? ", x with lines dt 2 lc rgb \"#888888\" title \"predicted = measured\"" : "");
+      double_quoted(x_label), double_quoted(y_label), parity ? "set size ratio -1\n" : "",
+      groups.size() + 1, name,
+      parity ? ", x with lines dt 2 lc rgb \"#888888\" title \"predicted = measured\"" : "");
   return make_figure(std::move(name), std::move(title), t, body);
 }
 

@@ -39,6 +39,15 @@ std::string closest(std::string_view word, const std::vector<std::string>& choic
   return best;
 }
 
+std::string double_quoted(std::string_view text) {
+  std::string q = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + '"';
+}
+
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
   return fmt::format("{}", fmt::join(items, sep));
 }

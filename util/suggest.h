@@ -16,6 +16,10 @@ std::string closest(std::string_view word, const std::vector<std::string>& choic
 // "did you mean 'x'? valid: a, b, c" — or just "valid: a, b, c" when nothing is close.
 std::string suggestion(std::string_view word, const std::vector<std::string>& choices);
 
+// `text` in double quotes, each '"' and '\\' escaped with a backslash: a YAML double-quoted
+// scalar, a gnuplot string literal.
+std::string double_quoted(std::string_view text);
+
 // "a, b, c"
 std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
 

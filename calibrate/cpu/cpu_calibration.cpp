@@ -18,6 +18,7 @@
 #include "hw/system_loader.h"
 #include "model/efficiency.h"
 #include "util/error.h"
+#include "util/suggest.h"
 
 namespace amdahl::calibrate {
 namespace fs = std::filesystem;
@@ -88,12 +89,6 @@ std::string host_name() {
   return buf;
 }
 
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-  return out + "\"";
-}
-
 double dram_triad_bandwidth(const MeasurementSet& set) {
   double best_bytes = 0, bandwidth = 0;
   for (const auto& m : set.rows)
@@ -111,7 +106,7 @@ std::string base_device_text(const CpuInfo& info, double bandwidth, const std::s
   const double peak = info.cores * info.mhz * 1e6 * per_cycle;
   std::string t;
   t += fmt::format("# This machine's CPU, measured by `amdahl calibrate cpu` on {}.\n", date);
-  t += fmt::format("name: {}\n", quoted(info.model));
+  t += fmt::format("name: {}\n", double_quoted(info.model));
   t += "kind: cpu\n";
   t += "source: \"/proc/cpuinfo, /proc/meminfo and sysfs of this machine; bandwidth measured\"\n";
   t += fmt::format("parallel_units: {}            # online cores (threads)\n", info.cores);
@@ -335,28 +330,28 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
   sys += fmt::format("# This machine as a CPU-only system, from `amdahl calibrate cpu` on {}.\n",
                      date);
   sys += fmt::format("name: {}\n", fs::path(options.out_system).stem().string());
-  sys += fmt::format("description: {}\n", quoted(fmt::format("{} ({} cores), calibrated {}",
-                                                             info.model, info.cores, date)));
+  sys += fmt::format("description: {}\n", double_quoted(fmt::format("{} ({} cores), calibrated {}",
+                                                                    info.model, info.cores, date)));
   sys += "source: \"amdahl calibrate cpu (docs/calibration.md)\"\n";
   sys += "devices:\n";
   sys += fmt::format("  - {{name: cpu0, include: {}}}\n",
                      fs::path(result.device_path).filename().string());
   sys += "runtime:\n";
   if (result.dispatch_measured) {
-    sys += fmt::format("  name: {}\n", quoted(framework.framework + " eager (CPU)"));
-    sys += fmt::format(
-        "  source: {}\n",
-        quoted(fmt::format("measured: one-element adds through {}, median of 1000-add loops ({})",
+    sys += fmt::format("  name: {}\n", double_quoted(framework.framework + " eager (CPU)"));
+    sys += fmt::format("  source: {}\n",
+                       double_quoted(fmt::format(
+                           "measured: one-element adds through {}, median of 1000-add loops ({})",
                            framework.framework, fs::path(result.csv_path).filename().string())));
     sys += fmt::format("  dispatch_per_op: {:.3f} us\n", dispatch_s * 1e6);
     sys += "  calibrated: true\n";
   } else {
     sys += "  name: pytorch eager (CPU)\n";
-    sys +=
-        fmt::format("  source: {}\n",
-                    quoted(fmt::format("ASSUMPTION: not measured ({}); 10 us is a typical PyTorch "
-                                       "eager per-op cost on a CPU",
-                                       why_not)));
+    sys += fmt::format(
+        "  source: {}\n",
+        double_quoted(fmt::format("ASSUMPTION: not measured ({}); 10 us is a typical PyTorch "
+                                  "eager per-op cost on a CPU",
+                                  why_not)));
     sys += "  dispatch_per_op: 10 us\n";
     sys += "  calibrated: false\n";
   }

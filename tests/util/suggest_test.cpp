@@ -37,3 +37,9 @@ TEST_CASE("excerpt and printable_message never echo a huge or raw value", "[util
   CHECK(printable_message(std::string(kMessageLineChars, 'w')) ==
         std::string(kMessageLineChars, 'w'));
 }
+
+TEST_CASE("double_quoted escapes quotes and backslashes and nothing else", "[util]") {
+  CHECK(double_quoted("") == "\"\"");
+  CHECK(double_quoted("DeepBench 1080Ti: 11 GB/s") == "\"DeepBench 1080Ti: 11 GB/s\"");
+  CHECK(double_quoted(R"(a "b" \c)") == R"("a \"b\" \\c")");
+}
