@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 using amdahl::closest;
+using amdahl::double_quoted;
 using amdahl::edit_distance;
 
 TEST_CASE("edit distance counts insertions, deletions and substitutions", "[util]") {
