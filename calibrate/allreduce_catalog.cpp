@@ -103,8 +103,10 @@ std::string link_text(const std::string& cited_csv, const AllReduceFit& f, BoxLe
                                       : fmt::format("; one bandwidth with the {} level (fitted "
                                                     "as one, or no row crosses it)",
                                                     shared))));
-  t += "note: \"copies to and from the host run at this bandwidth too: DeepBench measured none "
-       "apart\"\n";
+  // The switch and socket levels are on a GPU's way to its host; the sockets' link is not.
+  if (level != BoxLevel::kQpi)
+    t += "note: \"copies to and from the host run at this bandwidth too: DeepBench measured none "
+         "apart\"\n";
   t += fmt::format("bandwidth: {}\n", gbs(b));
   t += "latency: 0 us            # the whole step latency is the system's step_latency (fitted)\n";
   t += fmt::format("p2p: {}\n", gbs(b));
