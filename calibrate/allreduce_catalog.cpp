@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <optional>
 
 #include "calibrate/deepbench.h"
 #include "util/csv_table.h"
@@ -39,6 +38,11 @@ std::string header(const std::string& cited_dir) {
       cited_dir);
 }
 
+// The name of a box's link file in links/: "deepbench-<slug>-<what>.yaml".
+std::string link_file(const std::string& slug, const std::string& what) {
+  return fmt::format("deepbench-{}-{}.yaml", slug, what);
+}
+
 // "switch", "socket", "qpi": the level's name as file names have it.
 std::string level_file_name(BoxLevel l) {
   std::string s(box_level_name(l));
@@ -60,7 +64,7 @@ std::string_view level_hop(BoxLevel l) {
 
 // One dataset's row of deepbench_datasets.csv, for the systems' source.
 struct DatasetInfo {
-  std::string workbook, cpu, board, cuda;
+  std::string workbook, cpu, board;
 };
 
 DatasetInfo dataset_info(const CsvTable& t, const std::string& dataset) {
@@ -75,62 +79,63 @@ DatasetInfo dataset_info(const CsvTable& t, const std::string& dataset) {
                              t.cell(r, t.column("last_modified_date")));
     i.cpu = t.cell(r, t.column("cpu_model"));
     i.board = t.cell(r, t.column("motherboard"));
-    i.cuda = t.cell(r, t.column("cuda"));
     return i;
   }
   throw UserError(fmt::format("{}: no row for all-reduce dataset '{}'; {}", t.path(), dataset,
                               suggestion(dataset, names)));
 }
 
+// A fitted link file: a ring hop of `bytes_per_s` whose whole latency is the system's step.
+std::string fitted_link_text(const std::string& header_text, const std::string& name,
+                             const std::string& source, const std::string& note,
+                             double bytes_per_s) {
+  std::string t = header_text;
+  t += fmt::format("name: {}\n", double_quoted(name));
+  t += fmt::format("source: {}\n", double_quoted(source));
+  if (!note.empty()) t += fmt::format("note: {}\n", double_quoted(note));
+  t += fmt::format("bandwidth: {}\n", gbs(bytes_per_s));
+  t += "latency: 0 us            # the whole step latency is the system's step_latency (fitted)\n";
+  t += fmt::format("p2p: {}\n", gbs(bytes_per_s));
+  t += "calibrated: true\n";
+  return t;
+}
+
 std::string link_text(const std::string& cited_csv, const AllReduceFit& f, BoxLevel level,
                       const std::string& header_text) {
   const auto i = static_cast<std::size_t>(level);
   const double b = f.level_bytes_per_s[i];
-  std::string shared;
+  std::vector<std::string> shared;  // the other levels of this bandwidth
   for (std::size_t j = 0; j < f.level_bytes_per_s.size(); ++j)
     if (j != i && f.level_bytes_per_s[j] == b)
-      shared +=
-          fmt::format("{}{}", shared.empty() ? "" : ", ", box_level_name(static_cast<BoxLevel>(j)));
-  std::string t = header_text;
-  t += fmt::format("name: {}\n", double_quoted(fmt::format("DeepBench {} box, {} level (ring hop)",
-                                                           f.dataset, box_level_name(level))));
-  t += fmt::format("source: {}\n",
-                   double_quoted(fmt::format(
-                       "fitted by `amdahl calibrate allreduce` to {}, dataset {}, one-node "
-                       "NCCL rows ({}): the bandwidth of a ring hop {}{}",
-                       cited_csv, f.dataset, errors_text(f.train, f.held_out), level_hop(level),
-                       shared.empty() ? ""
-                                      : fmt::format("; one bandwidth with the {} level (fitted "
-                                                    "as one, or no row crosses it)",
-                                                    shared))));
+      shared.emplace_back(box_level_name(static_cast<BoxLevel>(j)));
   // The switch and socket levels are on a GPU's way to its host; the sockets' link is not.
-  if (level != BoxLevel::kQpi)
-    t += "note: \"copies to and from the host run at this bandwidth too: DeepBench measured none "
-         "apart\"\n";
-  t += fmt::format("bandwidth: {}\n", gbs(b));
-  t += "latency: 0 us            # the whole step latency is the system's step_latency (fitted)\n";
-  t += fmt::format("p2p: {}\n", gbs(b));
-  t += "calibrated: true\n";
-  return t;
+  const std::string note =
+      level == BoxLevel::kQpi
+          ? ""
+          : "copies to and from the host run at this bandwidth too: DeepBench measured none apart";
+  return fitted_link_text(
+      header_text,
+      fmt::format("DeepBench {} box, {} level (ring hop)", f.dataset, box_level_name(level)),
+      fmt::format("fitted by `amdahl calibrate allreduce` to {}, dataset {}, one-node NCCL rows "
+                  "({}): the bandwidth of a ring hop {}{}",
+                  cited_csv, f.dataset, errors_text(f.train, f.held_out), level_hop(level),
+                  shared.empty() ? ""
+                                 : fmt::format("; one bandwidth with the {} level (fitted as "
+                                               "one, or no row crosses it)",
+                                               join(shared))),
+      note, b);
 }
 
 std::string network_text(const std::string& cited_csv, const AllReduceFit& f,
                          const std::string& header_text) {
   const NetworkFit& n = *f.network;
-  std::string t = header_text;
-  t += fmt::format("name: {}\n",
-                   double_quoted(fmt::format("DeepBench {} network (NIC link)", f.dataset)));
-  t += fmt::format("source: {}\n",
-                   double_quoted(fmt::format(
-                       "fitted by `amdahl calibrate allreduce` to {}, dataset {}, multi-node "
-                       "NCCL rows with the box's levels fixed ({}): one NIC link a node, the "
-                       "ring entering and leaving each node once; the NIC is not named",
-                       cited_csv, f.dataset, errors_text(n.train, n.held_out))));
-  t += fmt::format("bandwidth: {}\n", gbs(n.bytes_per_s));
-  t += "latency: 0 us            # the whole step latency is the system's step_latency (fitted)\n";
-  t += fmt::format("p2p: {}\n", gbs(n.bytes_per_s));
-  t += "calibrated: true\n";
-  return t;
+  return fitted_link_text(
+      header_text, fmt::format("DeepBench {} network (NIC link)", f.dataset),
+      fmt::format("fitted by `amdahl calibrate allreduce` to {}, dataset {}, multi-node NCCL rows "
+                  "with the box's levels fixed ({}): one NIC link a node, the ring entering and "
+                  "leaving each node once; the NIC is not named",
+                  cited_csv, f.dataset, errors_text(n.train, n.held_out)),
+      "", n.bytes_per_s);
 }
 
 // The NCCL algorithm names of the dataset's fitted rows, e.g. "NCCL 2.0".
@@ -176,9 +181,8 @@ std::string system_text(const SystemText& x, const AllReduceFit& f, int nodes) {
     t += fmt::format("  - {{name: {}, model: PCIe switch}}\n", w);
   t += "links:\n";
   for (const BoxLink& l : box.links)
-    t += fmt::format(
-        "  - {{name: {}-{}, from: {}, to: {}, include: ../links/deepbench-{}-{}.yaml}}\n", l.from,
-        l.to, l.from, l.to, s, level_file_name(l.level));
+    t += fmt::format("  - {{name: {}-{}, from: {}, to: {}, include: ../links/{}}}\n", l.from, l.to,
+                     l.from, l.to, link_file(s, level_file_name(l.level)));
   const bool cluster = nodes > 1;
   t += "runtime:\n";
   t += "  name: framework not measured\n";
@@ -201,7 +205,7 @@ std::string system_text(const SystemText& x, const AllReduceFit& f, int nodes) {
   t += fmt::format("default_device: {}\n", box.gpus.front());
   if (cluster) {
     t += fmt::format("nodes: {}\n", nodes);
-    t += fmt::format("network: {{include: ../links/deepbench-{}-network.yaml, attach: [{}]}}\n", s,
+    t += fmt::format("network: {{include: ../links/{}, attach: [{}]}}\n", link_file(s, "network"),
                      kBoxNicVertex);
   }
   return t;
@@ -229,16 +233,16 @@ std::string allreduce_system_name(const std::string& dataset, bool cluster) {
 }
 
 AllReduceCatalog allreduce_catalog(const std::vector<AllReduceFit>& fits,
-                                   const std::string& deepbench_dir, const std::string& cited_dir,
-                                   const std::string& catalog_dir, const std::string& out_dir) {
+                                   const std::string& deepbench_dir, const std::string& catalog_dir,
+                                   const std::string& out_dir) {
   const CsvTable datasets = CsvTable::read(deepbench_dir + "/deepbench_datasets.csv");
   const std::vector<std::pair<std::string, std::string>> cards = deepbench_cards(catalog_dir);
   const fs::path systems = fs::path(out_dir) / "systems";
   const std::string host = (fs::path(catalog_dir) / "devices" / kHostDeviceFile).string();
   if (!fs::exists(host))
     throw UserError(fmt::format("{}: the boxes' host device file is missing", host));
-  const std::string head = header(cited_dir);
-  const std::string cited_csv = cited_dir + "/deepbench_allreduce.csv";
+  const std::string head = header(deepbench_dir);
+  const std::string cited_csv = deepbench_dir + "/deepbench_allreduce.csv";
   AllReduceCatalog out;
   for (const AllReduceFit& f : fits) {
     const auto card = std::find_if(cards.begin(), cards.end(),
@@ -250,8 +254,8 @@ AllReduceCatalog allreduce_catalog(const std::vector<AllReduceFit>& fits,
     const std::string s = dataset_slug(f.dataset);
     for (int l = 0; l < kBoxLevels; ++l) {
       const auto level = static_cast<BoxLevel>(l);
-      out.files.push_back({fmt::format("links/deepbench-{}-{}.yaml", s, level_file_name(level)),
-                           link_text(cited_csv, f, level, head)});
+      out.files.push_back(
+          {"links/" + link_file(s, level_file_name(level)), link_text(cited_csv, f, level, head)});
     }
     SystemText x{allreduce_system_name(f.dataset),
                  relative(card->second, systems),
@@ -261,8 +265,7 @@ AllReduceCatalog allreduce_catalog(const std::vector<AllReduceFit>& fits,
                  dataset_info(datasets, f.dataset)};
     out.files.push_back({fmt::format("systems/{}.yaml", x.name), system_text(x, f, 1)});
     if (!f.network) continue;
-    out.files.push_back(
-        {fmt::format("links/deepbench-{}-network.yaml", s), network_text(cited_csv, f, head)});
+    out.files.push_back({"links/" + link_file(s, "network"), network_text(cited_csv, f, head)});
     int nodes = 1;
     for (const auto& r : f.residuals) nodes = std::max(nodes, r.row.nodes);
     x.name = allreduce_system_name(f.dataset, true);

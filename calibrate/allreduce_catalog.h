@@ -41,12 +41,12 @@ std::string dataset_slug(const std::string& dataset);
 // "deepbench-<slug>", with "-cluster" for the system of several nodes.
 std::string allreduce_system_name(const std::string& dataset, bool cluster = false);
 
-// `deepbench_dir`: the folder of deepbench_allreduce.csv and deepbench_datasets.csv (cited in
-// the files as `cited_dir`, e.g. "../shared/data/deepbench"); `catalog_dir`: the catalog whose
+// `deepbench_dir`: the folder of deepbench_allreduce.csv and deepbench_datasets.csv, cited in
+// the files as given (e.g. "../shared/data/deepbench"); `catalog_dir`: the catalog whose
 // devices/ the systems include; `out_dir`: the catalog folder the files go to (absolute or
 // relative to the working folder). UserError for a dataset missing from deepbench_datasets.csv.
 AllReduceCatalog allreduce_catalog(const std::vector<AllReduceFit>& fits,
-                                   const std::string& deepbench_dir, const std::string& cited_dir,
-                                   const std::string& catalog_dir, const std::string& out_dir);
+                                   const std::string& deepbench_dir, const std::string& catalog_dir,
+                                   const std::string& out_dir);
 
 }  // namespace amdahl::calibrate

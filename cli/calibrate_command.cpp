@@ -158,7 +158,7 @@ void run_allreduce(const AllReduceOptions& o) {
       calibrate::fit_allreduce(calibrate::read_deepbench_allreduce(path));
   if (out) {
     const calibrate::AllReduceCatalog catalog =
-        calibrate::allreduce_catalog(fits, o.dir, o.dir, hw::catalog_dir(), o.out_dir);
+        calibrate::allreduce_catalog(fits, o.dir, hw::catalog_dir(), o.out_dir);
     for (const auto& f : catalog.files) out.add(f.path, f.text);
     if (!catalog.without_device.empty())
       std::cerr << fmt::format(
