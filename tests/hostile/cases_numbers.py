@@ -1,0 +1,5 @@
+"""Hostile inputs of the numbers area (docs/reliability.md)."""
+
+from hostile import Case
+
+CASES = []
