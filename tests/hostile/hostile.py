@@ -4,7 +4,7 @@ amdahl binary, each in a scratch folder of its own, under a time limit and a mem
 A case file is a module cases_AREA.py beside this one with a list CASES of Case. Each case
 writes its files into a fresh folder, runs `amdahl ARGS` there (cwd = that folder) and
 fails unless:
-  - the exit status is `exit` (2 for a user error),
+  - the exit status is `exit` (2 for a user error; a tuple: any of them),
   - standard output or error contains every string of `message` (a str or a list),
   - nothing under the folder named in `absent` exists afterwards (a command that ran,
     a file written where it must not be),
@@ -51,7 +51,7 @@ class Fifo:
 class Case:
     name: str
     args: list
-    exit: int = 2
+    exit: Union[int, tuple] = 2
     message: Union[str, list] = field(default_factory=list)
     files: dict = field(default_factory=dict)
     absent: list = field(default_factory=list)
@@ -161,7 +161,7 @@ def run_case(amdahl, scratch: Path, source, shared, case: Case, sanitized):
     problems = []
     if rc is None:
         problems.append(f"still running after {elapsed:.1f} s (killed)")
-    elif rc != case.exit:
+    elif rc not in (case.exit if isinstance(case.exit, tuple) else (case.exit,)):
         problems.append(f"exit {rc}, expected {case.exit}")
     if max_rss > MAX_RSS_BYTES:
         problems.append(f"peak memory {max_rss / 2**30:.2f} GB > 2 GB")
