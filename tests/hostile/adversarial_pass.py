@@ -13,7 +13,7 @@ apply to all of them, whatever the command:
   - no byte of a file outside the case's folder is quoted back (SECRET_TOKEN),
   - no file the user gave is changed (the case's inputs, checked byte for byte).
 
-Usage: adversarial_pass.py AMDAHL SCRATCH SOURCE SHARED [--sanitized] [-k SUBSTRING] [--list]
+Usage (/usr/bin/python3): adversarial_pass.py AMDAHL SCRATCH SOURCE SHARED [--sanitized] [-k SUBSTRING] [--list]
 Prints one line per failing case and a summary by channel and payload; exit 1 on a failure.
 """
 
@@ -413,9 +413,74 @@ def csv_cases(source):
     return cases
 
 
+def onnx_model(graph_name="g", node_name="mm", input_name="x", dims=("batch", 64),
+               external=None):
+    """A MatMul-Relu model as bytes; `external`: the location its weight's data is at."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto as T
+    from onnx import helper as h
+    from onnx import numpy_helper as nh
+    weight = nh.from_array(np.zeros((64, 16), np.float32), "w")
+    if external is not None:
+        weight.ClearField("raw_data")
+        weight.data_location = T.EXTERNAL
+        for k, v in (("location", external), ("offset", "0"), ("length", str(64 * 16 * 4))):
+            entry = weight.external_data.add()
+            entry.key, entry.value = k, v
+    graph = h.make_graph(
+        [h.make_node("MatMul", [input_name, "w"], ["a"], name=node_name),
+         h.make_node("Relu", ["a"], ["y"], name="relu")],
+        graph_name, [h.make_tensor_value_info(input_name, T.FLOAT, list(dims))],
+        [h.make_tensor_value_info("y", T.FLOAT, ["batch", 16])], initializer=[weight])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
+    return model.SerializeToString()
+
+
+def onnx_cases():
+    """Names, dims and external data of an ONNX model, through the commands that read one."""
+    cases = []
+    commands = {
+        "predict": ["predict", "--onnx", "{dir}/m.onnx", "--batch", "4"],
+        "graph-dot": ["graph", "--onnx", "{dir}/m.onnx", "--batch", "4", "--format", "dot"],
+        "sweep-plot": ["sweep", "--onnx", "{dir}/m.onnx", "--vary", "batch=1,4",
+                       "--plot", "{dir}/s.svg"],
+        "report": ["report", "--models", "{dir}/m.onnx", "--system", "minsky", "-o",
+                   "{dir}/r"],
+    }
+    for pname, payload in NAME_PAYLOADS.items():
+        for where in ("graph", "node", "input"):
+            kw = {"graph": "graph_name", "node": "node_name", "input": "input_name"}[where]
+            model = onnx_model(**{kw: payload or "_"})
+            for cname, args in commands.items():
+                cases.append((f"onnx/{where}-name", pname, Case(
+                    name=f"onnx-{where}-name-{pname}-{cname}", args=args, exit=ANY,
+                    files={"m.onnx": model}, absent=["PWNED"], unchanged=["m.onnx"])))
+    for dname, dims in {"zero": (0, 64), "zero-feature": ("batch", 0), "negative": (-1, 64),
+                        "huge": (2**62, 64), "huge-feature": ("batch", 2**40),
+                        "empty-symbol": ("", 64)}.items():
+        for cname in ("predict", "graph-dot"):
+            cases.append(("onnx/dims", dname, Case(
+                name=f"onnx-dims-{dname}-{cname}", args=commands[cname], exit=2,
+                files={"m.onnx": onnx_model(dims=dims)})))
+    for tname, location in {"absolute": "/etc/passwd", "dotdot": "../secret-outside.txt",
+                            "symlink": "secret-link.csv", "symlink-dir": "d/secret-outside.txt",
+                            "proc": "/proc/self/environ", "fifo": "pipe.bin",
+                            "missing": "nothing.bin", "self": "m.onnx"}.items():
+        files = dict(secret_files())
+        files["pipe.bin"] = Fifo()
+        files["d"] = Symlink("..")
+        files["m.onnx"] = onnx_model(external=location)
+        cases.append(("onnx/external", tname, Case(
+            name=f"onnx-external-{tname}", args=commands["predict"], exit=2, files=files,
+            check=no_secret)))
+    return cases
+
+
 def all_cases(source):
     return (name_cases(source) + number_cases(source) + cli_number_cases() +
-            yaml_structure_cases(source) + path_cases(source) + csv_cases(source))
+            yaml_structure_cases(source) + path_cases(source) + csv_cases(source) +
+            onnx_cases())
 
 
 def main():

@@ -15,7 +15,7 @@ fails unless:
 Placeholders in args and file texts: {dir} the case's folder, {fixtures} tests/fixtures,
 {shared} ../shared, {source} the source tree.
 
-Usage: hostile.py AMDAHL SCRATCH SOURCE SHARED [--sanitized] [--only FILE_STEM] [-k SUBSTRING]
+Usage (Debian's /usr/bin/python3, for its onnx and numpy): hostile.py AMDAHL SCRATCH SOURCE SHARED [--sanitized] [--only FILE_STEM] [-k SUBSTRING]
 """
 
 import argparse
