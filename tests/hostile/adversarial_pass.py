@@ -34,6 +34,7 @@ SECRET = "SECRET_TOKEN_5b9c"
 # Strings that must stay data in every sink: a command in each syntax a generated script or
 # shell could run, terminal escapes, markup, separators, format directives, size.
 NAME_PAYLOADS = {
+    "plain": "plain name",
     "backtick": "a`touch {dir}/PWNED`b",
     "dollar": "a$(touch {dir}/PWNED)b",
     "newline-system": 'a\nsystem("touch {dir}/PWNED")\nb',
@@ -90,15 +91,13 @@ def device_yaml(source, name='"Hostile GPU"', patch=None):
 
 
 def system_yaml(name="hostile", device_file="dev.yaml", extra=""):
-    return (f"name: {name}\n"
-            "description: a hostile system\n"
-            "source: adversarial pass\n"
-            "devices:\n"
-            "  - {name: cpu0, include: " + "CATALOG/devices/xeon-e5-2698v4.yaml}\n"
-            "  - {name: gpu0, include: " + device_file + "}\n"
-            "links:\n"
-            "  - {name: pcie, from: cpu0, to: gpu0, include: CATALOG/links/nvlink1-x2.yaml}\n"
-            "default_device: gpu0\n" + extra)
+    """The Minsky with `device_file` as its first GPU (catalog files by absolute path)."""
+    text = (Path(__file__).resolve().parents[2] / "hw/catalog/systems/minsky.yaml").read_text()
+    text = text.replace("name: minsky\n", f"name: {name}\n", 1)
+    text = text.replace("include: ../", "include: CATALOG/")
+    text = text.replace("{name: gpu0, include: CATALOG/devices/p100-sxm2.yaml}",
+                        "{name: gpu0, include: " + device_file + "}")
+    return text + extra
 
 
 def network_yaml(name='"hostile"', layer='"fc1"', size="hidden", extra_layer=""):
@@ -148,7 +147,6 @@ def name_cases(source):
                         "--vary", "batch=1,8", "--plot", "{dir}/sweep.svg"]),
         ("whatif", ["whatif", "--system", "{dir}/sys.yaml", "--model", "alexnet", "--device",
                     "{dir}/dev.yaml"]),
-        ("describe", ["describe", "{dir}/dev.yaml"]),
         ("explore-o", ["explore", "--models", "alexnet", "--system", "{dir}/sys.yaml",
                        "--vary", "gpu0.memory.bandwidth=500GB/s,1TB/s", "--threads", "1",
                        "-o", "{dir}/explore"]),
@@ -162,8 +160,6 @@ def name_cases(source):
             files = {"dev.yaml": device_yaml(source, dev_name),
                      "sys.yaml": with_catalog(source, system_yaml(sys_name))}
             for sname, args in sinks:
-                if sname == "describe" and where == "system":
-                    args = ["describe", "{dir}/sys.yaml"]
                 cases.append((f"name/{where}", pname, Case(
                     name=f"name-{where}-{pname}-{sname}", args=args, exit=ANY, files=files,
                     absent=["PWNED"], unchanged=list(files))))
@@ -362,8 +358,8 @@ def path_cases(source):
     # directory, and an input of the same run.
     writers = {
         "calibrate-out": ["calibrate", "measurements", "{source}/tests/fixtures/calibrate/"
-                          "cudabench-link.csv", "--device", "{source}/tests/fixtures/hw/"
-                          "valid_device.yaml", "--out", "T"],
+                          "cudabench-link.csv", "--base", "{source}/hw/catalog/devices/"
+                          "p100-sxm2.yaml", "--out", "T"],
         "calibrate-residuals": ["calibrate", "check", "{source}/tests/fixtures/hw/valid_device"
                                 ".yaml", "measurements", "{source}/tests/fixtures/calibrate/"
                                 "cudabench-link.csv", "--residuals", "T"],
@@ -443,10 +439,8 @@ def onnx_cases():
     commands = {
         "predict": ["predict", "--onnx", "{dir}/m.onnx", "--batch", "4"],
         "graph-dot": ["graph", "--onnx", "{dir}/m.onnx", "--batch", "4", "--format", "dot"],
-        "sweep-plot": ["sweep", "--onnx", "{dir}/m.onnx", "--vary", "batch=1,4",
-                       "--plot", "{dir}/s.svg"],
-        "report": ["report", "--models", "{dir}/m.onnx", "--system", "minsky", "-o",
-                   "{dir}/r"],
+        "sweep-plot": ["sweep", "--onnx", "{dir}/m.onnx", "--batch", "4", "--vary",
+                       "batch=1,4", "--plot", "{dir}/s.svg"],
     }
     for pname, payload in NAME_PAYLOADS.items():
         for where in ("graph", "node", "input"):
@@ -461,7 +455,8 @@ def onnx_cases():
                         "empty-symbol": ("", 64)}.items():
         for cname in ("predict", "graph-dot"):
             cases.append(("onnx/dims", dname, Case(
-                name=f"onnx-dims-{dname}-{cname}", args=commands[cname], exit=2,
+                name=f"onnx-dims-{dname}-{cname}",
+                args=[a for a in commands[cname] if a not in ("--batch", "4")], exit=2,
                 files={"m.onnx": onnx_model(dims=dims)})))
     for tname, location in {"absolute": "/etc/passwd", "dotdot": "../secret-outside.txt",
                             "symlink": "secret-link.csv", "symlink-dir": "d/secret-outside.txt",
@@ -477,8 +472,25 @@ def onnx_cases():
     return cases
 
 
+def control_cases(source):
+    """Each template without a payload: must run (exit 0), else the pass tests nothing."""
+    files = {"dev.yaml": device_yaml(source), "sys.yaml": with_catalog(source, system_yaml()),
+             "net.yaml": network_yaml(), "m.onnx": onnx_model()}
+    runs = {
+        "system": ["predict", "--model", "alexnet", "--system", "{dir}/sys.yaml"],
+        "device": ["whatif", "--model", "alexnet", "--device", "{dir}/dev.yaml"],
+        "network": ["predict", "--graph", "{dir}/net.yaml"],
+        "onnx": ["predict", "--onnx", "{dir}/m.onnx", "--batch", "4"],
+        "calibrate": ["calibrate", "measurements", "{source}/tests/fixtures/calibrate/"
+                      "cudabench-link.csv", "--base", "{source}/hw/catalog/devices/"
+                      "p100-sxm2.yaml", "--out", "{dir}/out.yaml"],
+    }
+    return [("control", name, Case(name=f"control-{name}", args=args, exit=0, files=files))
+            for name, args in runs.items()]
+
+
 def all_cases(source):
-    return (name_cases(source) + number_cases(source) + cli_number_cases() +
+    return (control_cases(source) + name_cases(source) + number_cases(source) + cli_number_cases() +
             yaml_structure_cases(source) + path_cases(source) + csv_cases(source) +
             onnx_cases())
 

@@ -155,7 +155,7 @@ def run_case(amdahl, scratch: Path, source, shared, case: Case, sanitized):
     env = dict(os.environ)
     env.update(case.env)
     args = [_fill(a, values) for a in case.args]
-    rc, elapsed, out, err, max_rss = _run([amdahl] + args, folder, case.seconds, env, sanitized)
+    rc, elapsed, out, err, max_rss = _run([os.path.abspath(amdahl)] + args, folder, case.seconds, env, sanitized)
     out = out.decode("utf-8", "replace")
     err = err.decode("utf-8", "replace")
     problems = []
