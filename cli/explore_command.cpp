@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/explore_runner.h"
 #include "cli/figures.h"
+#include "cli/json_text.h"
 #include "cli/output_files.h"
 #include "cli/progress.h"
 #include "cli/report.h"
@@ -526,7 +527,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
                    {"pareto_front", front}};
   // The configurations, written line by line (a million of them would be gigabytes as a
   // JSON tree): values per axis, cost, speedup, whether on the front, each variant's step.
-  out.json = j.dump(1);
+  out.json = json_text(j, 1);
   out.json.pop_back();  // the closing brace
   out.json += ",\n \"configurations\": [";
   auto number = [](double x) { return std::isfinite(x) ? fmt::format("{}", x) : "null"; };

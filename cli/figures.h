@@ -52,6 +52,7 @@ struct RenderedFigure {
   std::string svg;
   std::string png;
   std::string error;  // empty when rendered; else why not, and how to render it by hand
+  std::string why;    // empty when rendered; else why not
 };
 
 // Runs gnuplot on the figure in a temporary folder and reads back its SVG and PNG. Never

@@ -6,31 +6,25 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/json_text.h"
 #include "cli/output_files.h"
 #include "cli/workload.h"
+#include "util/output_encoding.h"
 
 namespace amdahl::cli {
 namespace {
 
-std::string dot_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 void print_dot(std::ostream& out, const graphs::LoweredNetwork& net) {
   const auto& g = net.graph;
   out << fmt::format(
-      "digraph \"{}\" {{\n  rankdir=TB;\n  // cheap layout settings: large training graphs render "
+      "digraph {} {{\n  rankdir=TB;\n  // cheap layout settings: large training graphs render "
       "in seconds\n  splines=false; nslimit=1; nslimit1=1; mclimit=0.1; remincross=false; "
       "searchsize=10;\n  node [shape=box, fontsize=10];\n",
-      dot_escape(net.name));
+      dot_string(net.name));
   for (graphs::OpId id = 0; id < g.size(); ++id) {
     const auto& op = g.op(id);
-    out << fmt::format("  n{} [label=\"{}\\n{} {}\\n{:.3g} GFLOP\"];\n", id, dot_escape(op.name),
+    // The name a quoted ID of its own (dot_string), joined to the rest with DOT's '+'.
+    out << fmt::format("  n{} [label={} + \"\\n{} {}\\n{:.3g} GFLOP\"];\n", id, dot_string(op.name),
                        graphs::op_class_name(op.op_class), graphs::phase_name(op.phase),
                        op.flops / 1e9);
   }
@@ -74,14 +68,14 @@ void register_graph(CLI::App& app) {
     // No system: the optimizer is lowered per tensor.
     const graphs::LoweredNetwork net = graphs::lower(bound, lowering_options(*o, hw::SystemSpec{}));
     if (o->format == "json")
-      std::cout << graph_json(net).dump(1) << '\n';
+      std::cout << json_text(graph_json(net), 1) << '\n';
     else
       print_dot(std::cout, net);
     if (out) {
       std::ostringstream dot;
       print_dot(dot, net);
       out.add("graph.dot", dot.str());
-      out.add("graph.json", graph_json(net).dump(1) + "\n");
+      out.add("graph.json", json_text(graph_json(net), 1) + "\n");
       out.commit();
     }
   });

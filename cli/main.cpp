@@ -13,9 +13,12 @@
 #include "cli/commands.h"
 #include "util/allocator.h"
 #include "util/error.h"
+#include "util/printable_stream.h"
 #include "util/suggest.h"
 
 int main(int argc, char** argv) {
+  // Names from input files reach the terminal as data, never as escape sequences.
+  const amdahl::PrintableStream out_guard(std::cout), err_guard(std::cerr);
   CLI::App app{"amdahl: how long a deep-learning step takes on any system, and why"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "help for every command");

@@ -7,6 +7,7 @@
 #include <functional>
 #include <iostream>
 
+#include "cli/json_text.h"
 #include "cli/report.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -144,8 +145,8 @@ void OutputDir::commit() {
 void add_prediction_files(OutputDir& out, const WorkloadOptions& o, const Workload& w,
                           const model::Prediction& p) {
   if (!out) return;  // no -o: nothing to build
-  out.add("prediction.json", prediction_json(p).dump(1) + "\n");
-  out.add("timeline.json", timeline_json(p, w.lowered.graph).dump(1) + "\n");
+  out.add("prediction.json", json_text(prediction_json(p), 1) + "\n");
+  out.add("timeline.json", json_text(timeline_json(p, w.lowered.graph), 1) + "\n");
   nlohmann::json config;
   config["model"] = o.model;
   config["onnx"] = o.onnx;
@@ -156,7 +157,7 @@ void add_prediction_files(OutputDir& out, const WorkloadOptions& o, const Worklo
   config["sizes"] = w.network.sizes;
   config["mode"] = o.mode;
   config["precision"] = o.precision;
-  out.add("config.json", config.dump(1) + "\n");
+  out.add("config.json", json_text(config, 1) + "\n");
 }
 
 }  // namespace amdahl::cli

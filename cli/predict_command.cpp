@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/json_text.h"
 #include "cli/output_files.h"
 #include "cli/report.h"
 #include "cli/workload.h"
@@ -19,7 +20,7 @@ void register_predict(CLI::App& app) {
     const model::Prediction p = model::predict(w.lowered, w.system, w.predict);
     switch (parse_format(o->format)) {
       case Format::kJson:
-        std::cout << prediction_json(p).dump(2) << '\n';
+        std::cout << json_text(prediction_json(p), 2) << '\n';
         break;
       case Format::kCsv:
         print_prediction_csv(std::cout, p);
@@ -44,7 +45,7 @@ void register_breakdown(CLI::App& app) {
     const model::Prediction p = model::predict(w.lowered, w.system, w.predict);
     switch (parse_format(o->format)) {
       case Format::kJson:
-        std::cout << breakdown_json(p, w.lowered.graph).dump(2) << '\n';
+        std::cout << json_text(breakdown_json(p, w.lowered.graph), 2) << '\n';
         break;
       case Format::kCsv:
         print_breakdown_csv(std::cout, p, w.lowered.graph);

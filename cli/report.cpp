@@ -8,6 +8,7 @@
 
 #include "cli/table.h"
 #include "hw/units.h"
+#include "util/output_encoding.h"
 #include "util/suggest.h"
 
 namespace amdahl::cli {
@@ -73,9 +74,10 @@ void print_memory(std::ostream& out, const model::Prediction& p) {
   t.add({"peak", gigabytes(m.peak_bytes)});
   t.print(out);
   if (memory_exceeded(p))
-    out << fmt::format("warning: peak memory {} exceeds the {} of {} ({})\n",
-                       gigabytes(m.peak_bytes), gigabytes(p.device_memory_bytes), p.device,
-                       p.device_model);
+    out << printable(fmt::format("warning: peak memory {} exceeds the {} of {} ({})",
+                                 gigabytes(m.peak_bytes), gigabytes(p.device_memory_bytes),
+                                 p.device, p.device_model))
+        << '\n';
   out << '\n';
 }
 
@@ -139,9 +141,9 @@ std::string batch_text(const model::Prediction& p) {
 }
 
 std::string prediction_header(const model::Prediction& p) {
-  return fmt::format("{} on {} ({}, {}), {}, {}, {}", p.workload, p.system, p.device,
-                     p.device_model, batch_text(p), graphs::mode_name(p.mode),
-                     precision_name(p.precision));
+  return printable(fmt::format("{} on {} ({}, {}), {}, {}, {}", p.workload, p.system, p.device,
+                               p.device_model, batch_text(p), graphs::mode_name(p.mode),
+                               precision_name(p.precision)));
 }
 
 namespace {
@@ -156,14 +158,15 @@ void print_communication(std::ostream& out, const model::Prediction& p) {
       "  exchanges busy {} ({} of the step), exposed {} ({}; the rest hidden behind the "
       "backward pass)\n"
       "  route: {}\n",
-      p.gpus, join(c.devices), hw::variable_update_name(c.variable_update), c.buckets,
-      ddp ? "gradient buckets" : "variables", c.bytes / 1e6, c.algorithms, seconds(c.busy_s),
-      pct(c.busy_s, p.step_time_s), seconds(c.exposed_s), pct(c.exposed_s, p.step_time_s), c.route);
+      p.gpus, printable(join(c.devices)), hw::variable_update_name(c.variable_update), c.buckets,
+      ddp ? "gradient buckets" : "variables", c.bytes / 1e6, printable(c.algorithms),
+      seconds(c.busy_s), pct(c.busy_s, p.step_time_s), seconds(c.exposed_s),
+      pct(c.exposed_s, p.step_time_s), printable(c.route));
   if (!c.host_link.empty())
     out << fmt::format(
         "  host link: crossed by {}, as the copies cross it; copies and exchanges waited {} for "
         "each other there\n",
-        c.host_link, seconds(c.link_wait_s));
+        printable(c.host_link), seconds(c.link_wait_s));
 }
 
 }  // namespace
@@ -187,7 +190,7 @@ void print_assumptions(std::ostream& out, const std::vector<std::string>& assump
                        std::string_view title) {
   if (assumptions.empty()) return;
   out << '\n' << title << ":\n";
-  for (const auto& a : assumptions) out << "  - " << a << '\n';
+  for (const auto& a : assumptions) out << "  - " << printable(a) << '\n';
 }
 
 void print_prediction_csv(std::ostream& out, const model::Prediction& p) {
@@ -203,9 +206,10 @@ void print_prediction_csv(std::ostream& out, const model::Prediction& p) {
 
 void print_breakdown_table(std::ostream& out, const model::Prediction& p,
                            const graphs::OpGraph& g) {
-  out << fmt::format("{} on {} ({}), {}, {}: step {}, {}\n\n", p.workload, p.system, p.device_model,
-                     batch_text(p), graphs::mode_name(p.mode), seconds(p.step_time_s),
-                     model::step_binding(p));
+  out << printable(fmt::format("{} on {} ({}), {}, {}: step {}, {}", p.workload, p.system,
+                               p.device_model, batch_text(p), graphs::mode_name(p.mode),
+                               seconds(p.step_time_s), model::step_binding(p)))
+      << "\n\n";
   out << "critical path by op class (device busy time alongside):\n";
   Table classes({"op class", "time", "share", "busy"});
   for (const auto& [k, v] : sorted_desc(p.by_class)) {

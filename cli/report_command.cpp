@@ -11,6 +11,8 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <type_traits>
 
 #include "cli/commands.h"
 #include "cli/figures.h"
@@ -24,6 +26,7 @@
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
 #include "util/error.h"
+#include "util/output_encoding.h"
 #include "util/suggest.h"
 #include "validate/comparison.h"
 #include "validate/measured_runs.h"
@@ -57,17 +60,31 @@ struct Csv {
 
 double bound_speedup(double v) { return std::isinf(v) ? -1.0 : v; }
 
-// The report as Markdown and as self-contained HTML, written block by block.
+// A value from the inputs shown as code (a name, a path, the command line).
+struct Code {
+  std::string text;
+};
+
+// The report as Markdown and as self-contained HTML, written block by block. A heading's or
+// paragraph's `prose` is amdahl's own text (`backticks` mark code in it), a format string
+// whose {} take `values`: each string value (a name, a path: data from the inputs) is encoded
+// for Markdown and for HTML (util/output_encoding.h), each Code value shown as code, each
+// number formatted as the {} says. No value is ever markup.
 class Doc {
  public:
-  void heading(int level, const std::string& text) {
-    md_ << '\n' << std::string(static_cast<std::size_t>(level), '#') << ' ' << text << "\n";
-    html_ << fmt::format("<h{0}>{1}</h{0}>\n", level, inline_html(text));
+  template <class... Values>
+  void heading(int level, std::string_view prose, const Values&... values) {
+    md_ << '\n'
+        << std::string(static_cast<std::size_t>(level), '#') << ' '
+        << fmt::format(fmt::runtime(prose), for_markdown(values)...) << "\n";
+    html_ << fmt::format("<h{0}>{1}</h{0}>\n", level,
+                         fmt::format(fmt::runtime(inline_html(prose)), for_html(values)...));
   }
-  // A paragraph; `code` spans are kept in Markdown and become <code> in HTML.
-  void paragraph(const std::string& text) {
-    md_ << '\n' << text << '\n';
-    html_ << "<p>" << inline_html(text) << "</p>\n";
+  template <class... Values>
+  void paragraph(std::string_view prose, const Values&... values) {
+    md_ << '\n' << fmt::format(fmt::runtime(prose), for_markdown(values)...) << '\n';
+    html_ << "<p>" << fmt::format(fmt::runtime(inline_html(prose)), for_html(values)...)
+          << "</p>\n";
   }
   void table(const Table& t) {
     md_ << '\n';
@@ -77,16 +94,18 @@ class Doc {
   // The figure from figures/NAME.svg, inline in the HTML; a note where it was not rendered.
   void figure(const Figure& f, const RenderedFigure& r) {
     if (!r.error.empty()) {
-      paragraph(fmt::format("Figure {} not drawn: {} (its data: `figures/{}.csv`).", f.title,
-                            r.error, f.name));
+      paragraph("Figure {} not drawn: {}; render it with {} in the figures folder (its data: {}).",
+                f.title, r.why, Code{"gnuplot " + f.name + ".gp"},
+                Code{"figures/" + f.name + ".csv"});
       return;
     }
-    md_ << fmt::format("\n![{}](figures/{}.svg)\n", f.title, f.name);
-    // The SVG's own XML declaration is not allowed inside HTML.
+    md_ << fmt::format("\n![{}](figures/{}.svg)\n", markdown_text(f.title), f.name);
+    // The SVG's own XML declaration is not allowed inside HTML. gnuplot escapes the text it
+    // writes into it (the titles, the labels) as XML.
     std::string svg = r.svg;
     if (const auto at = svg.find("<svg"); at != std::string::npos) svg = svg.substr(at);
-    html_ << fmt::format("<figure id=\"{}\">\n{}\n<figcaption>{}</figcaption></figure>\n", f.name,
-                         svg, html_escape(f.title));
+    html_ << fmt::format("<figure id=\"{}\">\n{}\n<figcaption>{}</figcaption></figure>\n",
+                         html_text(f.name), svg, html_text(f.title));
   }
   std::string markdown() const { return md_.str(); }
   std::string html(const std::string& title) const {
@@ -100,20 +119,33 @@ class Doc {
         "figure {{ margin: 1em 0; }} figure svg {{ max-width: 100%; height: auto; }}\n"
         "code {{ background: #f4f4f4; padding: 0 3px; }}\n"
         "</style>\n</head>\n<body>\n{}</body>\n</html>\n",
-        html_escape(title), html_.str());
+        html_text(title), html_.str());
   }
 
  private:
-  static std::string inline_html(const std::string& text) {
+  static std::string for_markdown(const std::string& v) { return markdown_text(v); }
+  static std::string for_markdown(const Code& v) { return markdown_code(v.text); }
+  static std::string for_html(const std::string& v) { return html_text(v); }
+  static std::string for_html(const Code& v) { return "<code>" + html_text(v.text) + "</code>"; }
+  template <class Number, class = std::enable_if_t<std::is_arithmetic_v<Number>>>
+  static Number for_markdown(Number v) {
+    return v;
+  }
+  template <class Number, class = std::enable_if_t<std::is_arithmetic_v<Number>>>
+  static Number for_html(Number v) {
+    return v;
+  }
+  // amdahl's prose: `code` spans as <code>, the rest escaped ({} kept for the values).
+  static std::string inline_html(std::string_view text) {
     std::string out;
     bool code = false;
     std::size_t from = 0;
     for (std::size_t at = text.find('`'); at != std::string::npos; at = text.find('`', from)) {
-      out += html_escape(text.substr(from, at - from)) + (code ? "</code>" : "<code>");
+      out += html_text(text.substr(from, at - from)) + (code ? "</code>" : "<code>");
       code = !code;
       from = at + 1;
     }
-    out += html_escape(text.substr(from));
+    out += html_text(text.substr(from));
     return code ? out + "</code>" : out;
   }
   std::ostringstream md_;
@@ -124,15 +156,17 @@ class Doc {
 void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, const ModeStudy& m) {
   const model::Prediction& p = m.accel;
   const std::string mode = mode_text(m);
-  doc.heading(3, fmt::format("{}: {}", name, mode));
-  std::string headline =
-      fmt::format("{} on {} ({}): step {}, {:.1f} samples/s, {}", batch_text(p), p.device,
-                  p.device_model, seconds(p.step_time_s), p.samples_per_s, model::step_binding(p));
+  doc.heading(3, "{}: {}", name, mode);
+  const std::string step = fmt::format("step {}, {:.1f} samples/s, {}", seconds(p.step_time_s),
+                                       p.samples_per_s, model::step_binding(p));
   if (m.host)
-    headline += fmt::format("; on the host CPU alone ({}) {}, so the accelerator is {} faster",
-                            m.host->device_model, seconds(m.host->step_time_s),
-                            times(m.host->step_time_s / p.step_time_s));
-  doc.paragraph(headline + ".");
+    doc.paragraph(
+        "{} on {} ({}): {}; on the host CPU alone ({}) {}, so the accelerator is {} "
+        "faster.",
+        batch_text(p), p.device, p.device_model, step, m.host->device_model,
+        seconds(m.host->step_time_s), times(m.host->step_time_s / p.step_time_s));
+  else
+    doc.paragraph("{} on {} ({}): {}.", batch_text(p), p.device, p.device_model, step);
   csv.summary.add({name, mode, std::to_string(p.batch), p.device, num(p.step_time_s),
                    num(p.samples_per_s), std::string(model::step_binding(p)),
                    m.host ? num(m.host->step_time_s) : "",
@@ -168,10 +202,10 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
   }
   doc.table(b);
 
-  doc.paragraph(fmt::format(
+  doc.paragraph(
       "Accelerability (each class alone 2x and 10x faster, and at zero cost: the Amdahl "
       "bound; host dispatch and sync {:.1f}% of the step):",
-      100 * m.at10.host_share));
+      100 * m.at10.host_share);
   Table a({"op class", "share", "step at 2x", "speedup", "step at 10x", "speedup", "bound"});
   for (std::size_t i = 0; i < m.at10.classes.size(); ++i) {
     const model::ClassAccelerability& c10 = m.at10.classes[i];
@@ -189,7 +223,7 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
   if (!m.batches.empty()) {
     const std::string range =
         fmt::format("batch {} to {}", m.batches.front().batch, m.batches.back().batch);
-    doc.paragraph(fmt::format(
+    doc.paragraph(
         "Batch size, {} (host share: the critical path's host dispatch and sync; speedup: the "
         "accelerator's over the host CPU). {}; {}.",
         range,
@@ -199,7 +233,7 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
                       ? fmt::format("the accelerator beats the CPU from batch {} on",
                                     *m.accelerator_wins_from)
                       : std::string("the CPU is as fast or faster at the largest batch"))
-               : std::string("no host CPU to compare")));
+               : std::string("no host CPU to compare"));
     Table s({"batch", "step", "samples/s", "host share", "binding", "CPU step", "speedup"});
     for (const model::SweepRow& r : m.batches) {
       const double host = host_share(r);
@@ -217,15 +251,14 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
 
   if (m.link) {
     const LinkStudy& l = *m.link;
-    doc.paragraph(
-        fmt::format("Host link: with {} links in place of {}, the step takes {} ({} of {}).", l.to,
-                    l.from, seconds(l.changed_step_s), times(l.slowdown), seconds(l.step_s)));
+    doc.paragraph("Host link: with {} links in place of {}, the step takes {} ({} of {}).", l.to,
+                  l.from, seconds(l.changed_step_s), times(l.slowdown), seconds(l.step_s));
     csv.link.add({name, mode, l.from, l.to, num(l.step_s), num(l.changed_step_s), num(l.slowdown)});
   }
 
   if (!m.scaling.empty()) {
-    doc.paragraph(fmt::format(
-        "Data-parallel training over {}'s GPUs (batch {} per GPU):", st.system.name, p.batch));
+    doc.paragraph("Data-parallel training over {}'s GPUs (batch {} per GPU):", st.system.name,
+                  p.batch);
     Table s({"GPUs", "step", "samples/s", "speedup", "efficiency", "exposed communication"});
     for (const ScalingPoint& g : m.scaling) {
       s.add({std::to_string(g.gpus), seconds(g.step_s), fmt::format("{:.1f}", g.samples_per_s),
@@ -237,11 +270,11 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
   }
 
   const model::DeviceWhatIf& w = m.whatif;
-  doc.paragraph(fmt::format(
+  doc.paragraph(
       "What-if: {} in place of {}: step {} ({} faster; {} with every accelerator op at zero "
       "cost).",
       st.whatif_device_model, p.device_model, seconds(w.changed.step_time_s), times(w.speedup),
-      times(w.bound_speedup)));
+      times(w.bound_speedup));
   csv.whatif.add({name, mode, p.device_model, st.whatif_device_model, num(p.step_time_s),
                   num(w.changed.step_time_s), num(w.speedup), num(bound_speedup(w.bound_speedup))});
 }
@@ -363,10 +396,10 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
                              });
 
   Doc doc;
-  doc.heading(1, "amdahl report: " + st.title);
-  doc.paragraph(fmt::format("System `{}` ({}): accelerator {} ({}); produced by `{}`.",
-                            st.system.name, st.system.file, st.system.default_device,
-                            st.system.device(st.system.default_device).model, command_line));
+  doc.heading(1, "amdahl report: {}", st.title);
+  doc.paragraph("System {} ({}): accelerator {} ({}); produced by {}.", Code{st.system.name},
+                st.system.file, st.system.default_device,
+                st.system.device(st.system.default_device).model, Code{command_line});
   doc.paragraph(
       "Every number is the model's prediction (docs/architecture.md), at each network's own "
       "batch unless a table varies it; the assumptions behind each are those `amdahl predict` "
@@ -401,16 +434,16 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
   for (const Figure& f : study_figures(st)) add_figure(f);
 
   if (!missing_runs.empty())
-    doc.paragraph(fmt::format("The system's measured runs (`{}`) were not found: no validation.",
-                              missing_runs));
+    doc.paragraph("The system's measured runs ({}) were not found: no validation.",
+                  Code{missing_runs});
   if (!runs.empty()) {
     const validate::ValidationReport v = validate::compare(
         runs, [&](const validate::MeasuredRun& run) { return predict_run(run, st.system, ""); });
     doc.heading(2, "Validation");
-    doc.paragraph(fmt::format(
-        "Predicted against the {} measured runs of `{}` (`amdahl validate --measured` gives "
+    doc.paragraph(
+        "Predicted against the {} measured runs of {} (`amdahl validate --measured` gives "
         "each point): median and 90th percentile of |error|, by group.",
-        v.points.size(), measured));
+        v.points.size(), Code{measured});
     doc.table(summary_table(v, false));
     add_figure(validation_figure("validation", v, st.system.name));
     Table points({"workload", "batch", "mode", "precision", "op_class", "measured_s", "predicted_s",
@@ -423,7 +456,7 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
 
   Csv csv;
   for (const WorkloadStudy& ws : st.workloads) {
-    doc.heading(2, ws.name);
+    doc.heading(2, "{}", ws.name);
     for (const ModeStudy& m : ws.modes) write_mode(doc, csv, st, ws.name, m);
   }
 

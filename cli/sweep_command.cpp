@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "cli/figures.h"
+#include "cli/json_text.h"
 #include "cli/output_files.h"
 #include "cli/progress.h"
 #include "cli/report.h"
@@ -198,7 +199,7 @@ void register_sweep(CLI::App& app) {
     }
     const Format format = parse_format(o->format);
     if (format == Format::kJson)
-      std::cout << json.dump(2) << '\n';
+      std::cout << json_text(json, 2) << '\n';
     else if (format == Format::kCsv)
       t.print_csv(std::cout);
     else
@@ -207,7 +208,7 @@ void register_sweep(CLI::App& app) {
       std::ostringstream csv;
       t.print_csv(csv);
       out.add("sweep.csv", csv.str());
-      out.add("sweep.json", json.dump(1) + "\n");
+      out.add("sweep.json", json_text(json, 1) + "\n");
       out.commit();
     }
     if (args->plot.empty()) return;

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/figures.h"
+#include "cli/json_text.h"
 #include "cli/report.h"
 #include "cli/table.h"
 #include "cli/validation_view.h"
@@ -62,8 +63,7 @@ void print_runs(const validate::ValidationReport& r, const std::string& format) 
     }
     nlohmann::json classes = nlohmann::json::object();
     for (const auto& [cls, s] : r.by_class) classes[cls] = summary(s);
-    std::cout << nlohmann::json{{"points", points}, {"groups", groups}, {"by_class", classes}}.dump(
-                     2)
+    std::cout << json_text({{"points", points}, {"groups", groups}, {"by_class", classes}}, 2)
               << '\n';
     return;
   }
@@ -160,7 +160,7 @@ void run_profile(const ValidateOptions& o, const hw::SystemSpec& system) {
       if (k.family == validate::kUnmapped) unmapped.emplace_back(c.model, k);
   }
   if (o.format == "json") {
-    std::cout << json.dump(2) << '\n';
+    std::cout << json_text(json, 2) << '\n';
   } else if (o.format == "csv") {
     t.print_csv(std::cout);
   } else {

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/json_text.h"
 #include "cli/output_files.h"
 #include "cli/report.h"
 #include "cli/table.h"
@@ -101,7 +102,7 @@ void run_speedups(const WorkloadOptions& o, OutputDir& out, const std::string& s
         j["amdahl_formula_speedup"] =
             std::isinf(r.amdahl_formula_speedup) ? -1.0 : r.amdahl_formula_speedup;
         j["accelerability"] = accelerability_json(acc);
-        os << j.dump(2) << '\n';
+        os << json_text(j, 2) << '\n';
         break;
       }
       case Format::kCsv: {
@@ -172,7 +173,7 @@ void run_device(const WorkloadOptions& o, OutputDir& out, const std::string& dev
         j["speedup"] = r.speedup;
         j["bound_s"] = r.bound_s;
         j["bound_speedup"] = std::isinf(r.bound_speedup) ? -1.0 : r.bound_speedup;
-        os << j.dump(2) << '\n';
+        os << json_text(j, 2) << '\n';
         break;
       }
       case Format::kCsv: {
@@ -241,7 +242,7 @@ void run_link(const WorkloadOptions& o, OutputDir& out, const std::string& swap_
         j["link_to"] = to.model;
         j["links_replaced"] = replaced;
         j["speedup"] = speedup;
-        os << j.dump(2) << '\n';
+        os << json_text(j, 2) << '\n';
         break;
       }
       case Format::kCsv: {
@@ -346,7 +347,7 @@ void run_runtime(const WorkloadOptions& o, OutputDir& out, const std::string& mo
                            {"host_s", host_total(r.p)},
                            {"device_s", device_total(r.p)}});
         j["modes"] = modes;
-        os << j.dump(2) << '\n';
+        os << json_text(j, 2) << '\n';
         break;
       }
       case Format::kCsv: {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "util/output_encoding.h"
+
 namespace amdahl {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -42,6 +44,11 @@ std::string closest(std::string_view word, const std::vector<std::string>& choic
 std::string double_quoted(std::string_view text) {
   std::string q = "\"";
   for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      q += fmt::format("\\x{:02x}", byte);
+      continue;
+    }
     if (c == '"' || c == '\\') q += '\\';
     q += c;
   }
@@ -61,7 +68,7 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& ch
 namespace {
 
 // Appends at most `limit` bytes of `text`, each byte `shown_raw` rejects written as \xNN, then,
-// when cut, "... (N bytes)": the one quoting rule of excerpt and printable_message.
+// when cut, "... (N bytes)".
 template <class ShownRaw>
 void append_quoted(std::string& out, std::string_view text, std::size_t limit, ShownRaw shown_raw) {
   const std::size_t shown = std::min(text.size(), limit);
@@ -87,8 +94,9 @@ std::string printable_message(std::string_view message) {
   std::string out;
   for (std::size_t start = 0;;) {
     const std::size_t newline = message.find('\n', start);
-    append_quoted(out, message.substr(start, newline - start), kMessageLineChars,
-                  [](unsigned char c) { return (c >= 0x20 || c == '\t') && c != 0x7f; });
+    const std::string_view line = message.substr(start, newline - start);
+    out += printable(line.substr(0, kMessageLineChars), Lines::kKept);
+    if (line.size() > kMessageLineChars) out += fmt::format("... ({} bytes)", line.size());
     if (newline == std::string_view::npos) break;
     out += '\n';
     start = newline + 1;

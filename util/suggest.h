@@ -16,8 +16,8 @@ std::string closest(std::string_view word, const std::vector<std::string>& choic
 // "did you mean 'x'? valid: a, b, c" — or just "valid: a, b, c" when nothing is close.
 std::string suggestion(std::string_view word, const std::vector<std::string>& choices);
 
-// `text` in double quotes, each '"' and '\\' escaped with a backslash: a YAML double-quoted
-// scalar, a gnuplot string literal.
+// `text` as a YAML double-quoted scalar (the files calibrate writes): each '"' and '\\'
+// escaped with a backslash, each control byte as \xNN.
 std::string double_quoted(std::string_view text);
 
 // "a, b, c"
@@ -29,8 +29,8 @@ std::string join(const std::vector<std::string>& items, std::string_view sep = "
 inline constexpr std::size_t kExcerptChars = 60;
 std::string excerpt(std::string_view text, std::size_t limit = kExcerptChars);
 
-// An error or warning as the tool prints it, whatever its parts quote: control bytes other
-// than newline and tab escaped as \xNN (no terminal escape reaches the terminal raw), and each
+// An error or warning as the tool prints it, whatever its parts quote: printable(message,
+// Lines::kKept) (util/output_encoding.h: no terminal escape reaches the terminal raw), and each
 // line cut after kMessageLineChars (then "..." and its full length), so that a value quoted
 // whole by some message never floods the terminal. The backstop behind `excerpt`.
 inline constexpr std::size_t kMessageLineChars = 2000;

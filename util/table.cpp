@@ -5,30 +5,31 @@
 #include <algorithm>
 #include <cctype>
 
+#include "util/output_encoding.h"
+
 namespace amdahl {
 
-std::string csv_escape(const std::string& cell) {
-  if (cell.find_first_of(",\"\n") == std::string::npos) return cell;
-  std::string out = "\"";
-  for (char c : cell) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 void Table::print(std::ostream& out) const {
-  std::vector<std::size_t> width(header_.size(), 0);
+  // Each cell on its line, whatever its text holds.
+  const auto shown = [](const std::vector<std::string>& row) {
+    std::vector<std::string> cells;
+    for (const std::string& c : row) cells.push_back(printable(c));
+    return cells;
+  };
+  const std::vector<std::string> header = shown(header_);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : rows_) rows.push_back(shown(r));
+  std::vector<std::size_t> width(header.size(), 0);
   auto measure = [&](const std::vector<std::string>& row) {
     for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
       width[i] = std::max(width[i], row[i].size());
   };
-  measure(header_);
-  for (const auto& r : rows_) measure(r);
+  measure(header);
+  for (const auto& r : rows) measure(r);
   // Columns of numbers are right-aligned, text columns left-aligned.
-  std::vector<bool> numeric(header_.size(), true);
+  std::vector<bool> numeric(header.size(), true);
   numeric[0] = false;
-  for (const auto& r : rows_)
+  for (const auto& r : rows)
     for (std::size_t i = 0; i < r.size() && i < numeric.size(); ++i) {
       const std::string& c = r[i];
       const bool number_like = c.empty() || c == "-" ||
@@ -48,17 +49,17 @@ void Table::print(std::ostream& out) const {
     while (!s.empty() && s.back() == ' ') s.pop_back();
     out << s << '\n';
   };
-  line(header_);
+  line(header);
   std::size_t total = 0;
   for (auto w : width) total += w;
   out << std::string(total + 2 * (width.size() - 1), '-') << '\n';
-  for (const auto& r : rows_) line(r);
+  for (const auto& r : rows) line(r);
 }
 
 void append_csv_row(std::string& out, const std::vector<std::string>& row) {
   for (std::size_t i = 0; i < row.size(); ++i) {
     if (i) out += ',';
-    out += csv_escape(row[i]);
+    out += csv_field(row[i]);
   }
   out += '\n';
 }
@@ -74,10 +75,7 @@ void Table::print_markdown(std::ostream& out) const {
   auto line = [&](const std::vector<std::string>& row) {
     out << '|';
     for (std::size_t i = 0; i < header_.size(); ++i) {
-      std::string cell = i < row.size() ? row[i] : "";
-      for (std::size_t at = cell.find('|'); at != std::string::npos; at = cell.find('|', at + 2))
-        cell.replace(at, 1, "\\|");
-      out << ' ' << cell << " |";
+      out << ' ' << markdown_text(i < row.size() ? row[i] : "") << " |";
     }
     out << '\n';
   };
@@ -88,37 +86,14 @@ void Table::print_markdown(std::ostream& out) const {
   for (const auto& r : rows_) line(r);
 }
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 void Table::print_html(std::ostream& out) const {
   out << "<table>\n<tr>";
-  for (const auto& h : header_) out << "<th>" << html_escape(h) << "</th>";
+  for (const auto& h : header_) out << "<th>" << html_text(h) << "</th>";
   out << "</tr>\n";
   for (const auto& r : rows_) {
     out << "<tr>";
     for (std::size_t i = 0; i < header_.size(); ++i)
-      out << "<td>" << html_escape(i < r.size() ? r[i] : "") << "</td>";
+      out << "<td>" << html_text(i < r.size() ? r[i] : "") << "</td>";
     out << "</tr>\n";
   }
   out << "</table>\n";

@@ -11,12 +11,14 @@ class Table {
  public:
   explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  // Aligned columns: numbers to the right, text to the left.
+  // Each rendering encodes the cells for where they go (util/output_encoding.h).
+  // Aligned columns: numbers to the right, text to the left; each cell printable on one line.
   void print(std::ostream& out) const;
+  // RFC 4180 CSV (csv_field).
   void print_csv(std::ostream& out) const;
-  // A GitHub-flavoured Markdown table ('|' in a cell escaped).
+  // A GitHub-flavoured Markdown table (markdown_text: a '|' in a cell escaped, no markup).
   void print_markdown(std::ostream& out) const;
-  // An HTML <table> (cells escaped).
+  // An HTML <table> (html_text).
   void print_html(std::ostream& out) const;
   bool empty() const { return rows_.empty(); }
 
@@ -25,11 +27,8 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-std::string csv_escape(const std::string& cell);
-// One CSV line (cells escaped, '\n' ended) appended to `out`: for tables too long to hold as a
+// One CSV line (cells as csv_field, '\n' ended) appended to `out`: for tables too long to hold as a
 // Table (amdahl explore's million points).
 void append_csv_row(std::string& out, const std::vector<std::string>& row);
-// `text` with &, <, > and " as HTML entities.
-std::string html_escape(const std::string& text);
 
 }  // namespace amdahl

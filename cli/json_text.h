@@ -1,0 +1,15 @@
+#pragma once
+// JSON as amdahl writes it (stdout, prediction.json, sweep.json, ...): nlohmann's dump, with
+// control characters escaped as \u00XX (nlohmann does so always) and each byte of invalid
+// UTF-8 in a string (a name from an ONNX file or a CSV can hold any byte) replaced by U+FFFD,
+// where a plain dump throws type_error 316 (docs/reliability.md, "output sinks").
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace amdahl::cli {
+
+// `j` as text; `indent` as nlohmann's dump (-1: one line).
+std::string json_text(const nlohmann::json& j, int indent = -1);
+
+}  // namespace amdahl::cli
