@@ -16,6 +16,7 @@
 
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/path_policy.h"
 #include "util/suggest.h"
 #include "util/table.h"
 #include "util/temp_dir.h"
@@ -224,11 +225,8 @@ std::string beside(const std::string& file, const char* ext) {
 
 void check_plot(const std::string& file, bool force) {
   plot_name(file);
-  if (!force)
-    for (const char* ext : {".svg", ".png", ".csv", ".gp"})
-      if (fs::exists(beside(file, ext)))
-        throw UserError(
-            fmt::format("--plot {}: {} exists (--force replaces it)", file, beside(file, ext)));
+  for (const char* ext : {".svg", ".png", ".csv", ".gp"})
+    check_output_file(beside(file, ext), force, "--plot");
 }
 
 void write_plot(const std::string& file, const Figure& figure, bool force) {
@@ -236,11 +234,11 @@ void write_plot(const std::string& file, const Figure& figure, bool force) {
     throw InternalError(fmt::format("--plot {}: figure named '{}'", file, figure.name));
   check_plot(file, force);
   const RenderedFigure r = render(figure);
-  std::vector<PendingFile> files{{beside(file, ".csv"), figure.csv, {}},
-                                 {beside(file, ".gp"), figure.script, {}}};
+  std::vector<PendingFile> files{{beside(file, ".csv"), figure.csv, {}, force},
+                                 {beside(file, ".gp"), figure.script, {}, force}};
   if (r.error.empty()) {
-    files.push_back({beside(file, ".svg"), r.svg, {}});
-    files.push_back({beside(file, ".png"), r.png, {}});
+    files.push_back({beside(file, ".svg"), r.svg, {}, force});
+    files.push_back({beside(file, ".png"), r.png, {}, force});
   } else {
     std::cerr << fmt::format("--plot: {}\n", r.error);
   }
