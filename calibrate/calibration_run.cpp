@@ -12,7 +12,9 @@
 #include "calibrate/profile_writer.h"
 #include "calibrate/torch_kernels.h"
 #include "hw/system_loader.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/path_policy.h"
 #include "util/suggest.h"
 
 namespace amdahl::calibrate {
@@ -45,8 +47,9 @@ std::vector<std::string> entry_sources(const Calibration& c, const std::string& 
 
 // The calibrated device file at `out` from `base_path`, validated by loading it before it is
 // written; with `extra_keys` (e.g. a measured launch_latency) set on top.
-PendingFile device_file(const std::string& base_path, const std::string& out, const Calibration& c,
-                        const std::string& what, const std::string& provenance,
+PendingFile device_file(const std::string& base_path, const std::string& out, bool force,
+                        const Calibration& c, const std::string& what,
+                        const std::string& provenance,
                         const std::vector<std::pair<std::string, std::string>>& extra_keys = {}) {
   // A calibration that fitted nothing (no entry, no launch latency) is not written as if it
   // had: the base would come out marked `calibrated: true` with nothing measured.
@@ -59,12 +62,14 @@ PendingFile device_file(const std::string& base_path, const std::string& out, co
           set_top_level_keys(render_calibrated_device(read_text_file(base_path), c.fits,
                                                       entry_sources(c, what), provenance),
                              extra_keys),
-          [](const std::string& tmp) { hw::load_device_file(tmp); }};
+          [](const std::string& tmp) { hw::load_device_file(tmp); }, force,
+          base_path};  // a refit in place (--out naming --base) replaces its base
 }
 
-void write_residuals(const std::string& path, const Calibration& c, CalibrationSummary& s) {
+void write_residuals(const std::string& path, bool force, const Calibration& c,
+                     CalibrationSummary& s) {
   if (path.empty()) return;
-  write_file_atomically(path, residuals_csv(c.fits));
+  write_file_atomically({path, residuals_csv(c.fits), {}, force});
   s.written.push_back({path});
 }
 
@@ -103,10 +108,11 @@ CalibrationSummary fit(const DeepBenchSource& source, const CalibrationRequest& 
       source.dataset, p.at("repo"), p.at("path"), p.at("read_at_commit"),
       p.at("last_modified_date"), p.at("gpu_model"), p.at("cpu_model"), p.at("cuda"), p.at("cudnn"),
       p.at("driver"), source.precision, measured.model, p.at("clock_adjustment"), source.dataset);
-  write_files_atomically({device_file(r.base, r.out, s.calibration, s.source, provenance)});
-  if (!source.csv.empty()) write_file_atomically(source.csv, measurements_text(set));
+  write_files_atomically(
+      {device_file(r.base, r.out, r.force, s.calibration, s.source, provenance)});
+  if (!source.csv.empty()) write_file_atomically({source.csv, measurements_text(set), {}, r.force});
   s.written.push_back({r.out});
-  write_residuals(r.residuals, s.calibration, s);
+  write_residuals(r.residuals, r.force, s.calibration, s);
   return s;
 }
 
@@ -169,15 +175,15 @@ CalibrationSummary fit_set(ReadSet in, const CalibrationRequest& r, CalibrationS
   // Device and link are validated together before either is written: a bad link base, or a
   // link that fails its schema, leaves both files as they were.
   std::vector<PendingFile> files{
-      device_file(r.base, r.out, s.calibration, in.label, provenance, device_keys)};
+      device_file(r.base, r.out, r.force, s.calibration, in.label, provenance, device_keys)};
   if (!in.link_out.empty())
     files.push_back(
         {in.link_out,
          render_calibrated_link(read_text_file(in.link_base), s.copy_curves, provenance),
-         [](const std::string& tmp) { hw::load_link_file(tmp); }});
+         [](const std::string& tmp) { hw::load_link_file(tmp); }, r.force, in.link_base});
   write_files_atomically(files);
   for (const auto& f : files) s.written.push_back({f.path});
-  write_residuals(r.residuals, s.calibration, s);
+  write_residuals(r.residuals, r.force, s.calibration, s);
   return s;
 }
 
@@ -198,7 +204,7 @@ CalibrationSummary fit(const TorchKernelsSource& source, const CalibrationReques
       fmt::format("{} kernels", fs::path(source.dir).lexically_normal().filename().string());
   CalibrationSummary s = fit_set({set, label, "torch", source.link_base, source.link_out}, r, {});
   if (!source.csv.empty()) {
-    write_file_atomically(source.csv, measurements_text(set));
+    write_file_atomically({source.csv, measurements_text(set), {}, r.force});
     s.written.push_back({source.csv});
   }
   return s;
@@ -213,16 +219,57 @@ CalibrationSummary fit(const CpuSource& source, const CalibrationRequest& r, std
   CpuCalibrationOptions options;
   options.quick = source.quick;
   options.out_system = r.out;
+  options.force = r.force;
   const CpuCalibrationResult result = calibrate_cpu(options, log);
   CalibrationSummary s;
   s.source = "this machine's CPU";
   s.calibration = result.calibration;
   s.written.push_back({result.system_path, result.device_path, result.csv_path});
-  write_residuals(r.residuals, s.calibration, s);
+  write_residuals(r.residuals, r.force, s.calibration, s);
   return s;
 }
 
 }  // namespace
+
+void check_outputs(const CalibrationRequest& request) {
+  struct Output {
+    std::string path;
+    const char* option;
+    std::string updates;  // the input it is the new version of (a refit in place)
+  };
+  std::vector<Output> outputs{{request.out, "--out", request.base},
+                              {request.residuals, "--residuals", ""}};
+  // The named input files are inputs from the start (they are read later), so that no output
+  // names one.
+  std::vector<std::string> inputs{request.base};
+  std::visit(
+      [&](const auto& source) {
+        using S = std::decay_t<decltype(source)>;
+        if constexpr (std::is_same_v<S, MeasurementsSource>) inputs.push_back(source.file);
+        if constexpr (std::is_same_v<S, DeepBenchSource>) inputs.push_back(source.measured_device);
+        if constexpr (std::is_same_v<S, DeepBenchSource> || std::is_same_v<S, TorchKernelsSource>)
+          outputs.push_back({source.csv, "--csv", ""});
+        if constexpr (std::is_same_v<S, MeasurementsSource> ||
+                      std::is_same_v<S, TorchKernelsSource>) {
+          inputs.push_back(source.link_base);
+          outputs.push_back({source.link_out, "--link-out", source.link_base});
+        }
+      },
+      request.source);
+  for (const std::string& in : inputs)
+    if (!in.empty()) note_input_file(in);
+  std::vector<std::pair<fs::path, const char*>> seen;
+  for (const Output& o : outputs) {
+    if (o.path.empty()) continue;
+    check_output_file(o.path, request.force, o.option, o.updates);
+    const fs::path real = resolved_path(o.path);
+    for (const auto& [other, other_option] : seen)
+      if (other == real)
+        throw UserError(fmt::format("{} {}: {} names the same file; each output needs its own",
+                                    o.option, excerpt(o.path, 200), other_option));
+    seen.push_back({real, o.option});
+  }
+}
 
 CalibrationSummary run_calibration(const CalibrationRequest& request, std::ostream& log) {
   return std::visit(
@@ -276,7 +323,7 @@ CheckSummary run_check(const CheckRequest& request) {
     for (const auto& r : c.residuals) all.push_back((r.predicted_s - r.measured_s) / r.measured_s);
   s.total = summarize_errors(all);
   if (!request.residuals.empty())
-    write_file_atomically(request.residuals, check_residuals_csv(s.checks));
+    write_file_atomically({request.residuals, check_residuals_csv(s.checks), {}, request.force});
   return s;
 }
 

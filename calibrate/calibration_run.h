@@ -64,7 +64,16 @@ struct CalibrationRequest {
   std::string residuals;        // also write every fitted row's prediction here (optional)
   bool cross_validate = false;  // also fit once per fold of shapes; not for CpuSource
   FitProgress progress;         // told before each entry of the main fit (optional)
+  // --force: every file written (out, residuals, a source's csv and link_out) may replace an
+  // existing regular file; never a pipe, device or input of the run (util/path_policy.h).
+  bool force = false;
 };
+
+// Throws UserError unless every file `request` would write may be written (check_output_file,
+// util/path_policy.h: none an input the request names, but --out may name --base and
+// --link-out --link-base, a refit in place) and no two of them are the same:
+// checked before any measurement is read or fitted. The writes check again.
+void check_outputs(const CalibrationRequest& request);
 
 // `log` gets the progress of a live CPU measurement (CpuSource); other sources write nothing.
 CalibrationSummary run_calibration(const CalibrationRequest& request, std::ostream& log);
@@ -74,6 +83,7 @@ struct CheckRequest {
   // csv, link_*: not used
   std::variant<DeepBenchSource, MeasurementsSource, TorchKernelsSource> source;
   std::string residuals;  // also write every checked row's prediction here (optional)
+  bool force = false;     // as CalibrationRequest::force
 };
 
 // Throws UserError when the source has no row of an entry the device's plan calibrates.

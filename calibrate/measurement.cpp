@@ -173,10 +173,4 @@ std::string measurements_text(const MeasurementSet& set) {
   return out;
 }
 
-void write_measurements(const MeasurementSet& set, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw UserError(fmt::format("{}: cannot write", path));
-  out << measurements_text(set);
-}
-
 }  // namespace amdahl::calibrate

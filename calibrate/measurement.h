@@ -38,8 +38,7 @@ struct MeasurementSet {
 // Reads a measurement CSV. Throws UserError "file:line: ..." for a missing column, a
 // malformed number, or a non-positive time.
 MeasurementSet read_measurements(const std::string& path);
-void write_measurements(const MeasurementSet& set, const std::string& path);
-// The CSV text write_measurements writes.
+// The CSV text of `set` (written through util/atomic_file.h, like every output).
 std::string measurements_text(const MeasurementSet& set);
 
 std::string format_shape(const std::map<std::string, std::string>& shape);

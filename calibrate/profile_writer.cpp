@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/input_file.h"
 
 namespace amdahl::calibrate {
 namespace fs = std::filesystem;
@@ -164,6 +165,7 @@ std::string render_calibrated_device(const std::string& base_text,
 }
 
 std::string read_text_file(const std::string& path) {
+  check_input_file(path, kMaxTextInputBytes, "file");  // a regular file, an input of the run
   std::ifstream in(path);
   if (!in) throw UserError(fmt::format("{}: cannot read file", path));
   std::ostringstream s;

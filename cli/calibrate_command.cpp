@@ -26,6 +26,7 @@
 #include "cli/table.h"
 #include "hw/system_loader.h"
 #include "util/error.h"
+#include "util/path_policy.h"
 #include "util/suggest.h"
 
 namespace amdahl::cli {
@@ -80,10 +81,14 @@ void add_link_outputs(CLI::App* cmd, Source& s) {
       ->needs(link_base);
 }
 
-void add_residuals(CLI::App* cmd, std::string& residuals) {
+// --residuals, with the --force every writing sub-command has.
+void add_residuals(CLI::App* cmd, std::string& residuals, bool& force) {
   cmd->add_option("--residuals", residuals,
                   "also write every measurement with its prediction, error and the kernel the "
                   "prediction assumes (CSV; split train, held_out or check)");
+  cmd->add_flag("--force", force,
+                "let the files written replace existing files (never a pipe, a device or a file "
+                "the run reads)");
 }
 
 // A fit of given measurements to a base device file.
@@ -95,7 +100,7 @@ void add_fit_outputs(CLI::App* cmd, calibrate::CalibrationRequest& r) {
   cmd->add_flag("--cross-validate", r.cross_validate,
                 "also fit once per fold of shapes and report the error of every shape predicted "
                 "without it (5x the fitting time)");
-  add_residuals(cmd, r.residuals);
+  add_residuals(cmd, r.residuals, r.force);
 }
 
 void run(calibrate::CalibrationRequest request) {
@@ -104,6 +109,7 @@ void run(calibrate::CalibrationRequest request) {
     request.progress = [&bar](std::size_t done, std::size_t total, const std::string& entry) {
       bar.update(done, total, "fitting " + entry);
     };
+  calibrate::check_outputs(request);  // before the measurements are read or fitted
   const calibrate::CalibrationSummary s = calibrate::run_calibration(request, std::cerr);
   std::cout << s.full_report();
 }
@@ -282,7 +288,7 @@ void register_calibrate(CLI::App& app) {
   cpu->add_option("--out", o->fit.out,
                   "the system file; the device and the raw CSV are written beside it")
       ->required();
-  add_residuals(cpu, o->fit.residuals);
+  add_residuals(cpu, o->fit.residuals, o->fit.force);
   cpu->callback([o] {
     o->fit.source = o->cpu;
     run(o->fit);
@@ -311,7 +317,7 @@ void register_calibrate(CLI::App& app) {
   check->add_option("device", o->check.device, "the device file to check")
       ->required()
       ->check(CLI::ExistingFile);
-  add_residuals(check, o->check.residuals);
+  add_residuals(check, o->check.residuals, o->check.force);
   CLI::App* check_db = check->add_subcommand("deepbench", "against DeepBench kernel results");
   add_deepbench_source(check_db, o->deepbench);
   CLI::App* check_ms = check->add_subcommand("measurements", "against a measurements CSV");
@@ -331,6 +337,8 @@ void register_calibrate(CLI::App& app) {
       o->check.source = o->torch;
     else
       o->check.source = o->measurements;
+    if (!o->check.residuals.empty())
+      check_output_file(o->check.residuals, o->check.force, "--residuals");
     std::cout << calibrate::run_check(o->check).full_report();
   });
   // Last: the sub-commands above inherit it otherwise. Extras of `calibrate` itself are the

@@ -1,6 +1,7 @@
 #include "cli/explore_runner.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -13,11 +14,14 @@
 #include <deque>
 #include <exception>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "util/error.h"
+#include "util/input_file.h"
+#include "util/path_policy.h"
 
 #ifdef __linux__
 #include <sched.h>
@@ -209,15 +213,15 @@ class Checkpoint {
     } else if (o.resume) {
       throw UserError(fmt::format("--resume: no checkpoint {} to resume from", path_));
     }
+    // Opened without following a link, never over a pipe or device (util/path_policy.h).
     if (good == 0) {
-      file_ = std::fopen(path_.c_str(), "wb");
-      if (!file_ || std::fwrite(header.data(), 1, header.size(), file_) != header.size())
+      file_ = open_in_place(path_, false, "the checkpoint");
+      if (std::fwrite(header.data(), 1, header.size(), file_) != header.size())
         throw UserError(
             fmt::format("cannot write the checkpoint {}: {}", path_, std::strerror(errno)));
     } else {
-      fs::resize_file(path_, good);  // drop a record the kill cut short
-      file_ = std::fopen(path_.c_str(), "ab");
-      if (!file_)
+      file_ = open_in_place(path_, true, "the checkpoint");
+      if (::ftruncate(::fileno(file_), static_cast<off_t>(good)) != 0)  // a cut-short record
         throw UserError(
             fmt::format("cannot append to the checkpoint {}: {}", path_, std::strerror(errno)));
     }
@@ -244,6 +248,8 @@ class Checkpoint {
   // The records of an existing checkpoint into `done`; returns the bytes that hold good ones.
   std::uintmax_t read(const std::string& header,
                       std::vector<std::optional<std::vector<PointResult>>>& done) {
+    // A regular file (a pipe named like it would hang the read), recorded as an input.
+    check_input_file(path_, std::numeric_limits<std::uintmax_t>::max(), "the checkpoint");
     std::FILE* f = std::fopen(path_.c_str(), "rb");
     if (!f) throw UserError(fmt::format("cannot read the checkpoint {}", path_));
     std::string got(header.size(), '\0');

@@ -16,6 +16,7 @@
 #include "util/confined_process.h"
 #include "util/error.h"
 #include "util/output_encoding.h"
+#include "util/path_policy.h"
 #include "util/suggest.h"
 #include "util/table.h"
 #include "util/temp_dir.h"
@@ -268,11 +269,8 @@ std::string beside(const std::string& file, const char* ext) {
 
 void check_plot(const std::string& file, bool force) {
   plot_name(file);
-  if (!force)
-    for (const char* ext : {".svg", ".png", ".csv", ".gp"})
-      if (fs::exists(beside(file, ext)))
-        throw UserError(
-            fmt::format("--plot {}: {} exists (--force replaces it)", file, beside(file, ext)));
+  for (const char* ext : {".svg", ".png", ".csv", ".gp"})
+    check_output_file(beside(file, ext), force, "--plot");
 }
 
 void write_plot(const std::string& file, const Figure& figure, bool force) {
@@ -280,11 +278,11 @@ void write_plot(const std::string& file, const Figure& figure, bool force) {
     throw InternalError(fmt::format("--plot {}: figure named '{}'", file, figure.name));
   check_plot(file, force);
   const RenderedFigure r = render(figure);
-  std::vector<PendingFile> files{{beside(file, ".csv"), figure.csv, {}},
-                                 {beside(file, ".gp"), figure.script, {}}};
+  std::vector<PendingFile> files{{beside(file, ".csv"), figure.csv, {}, force},
+                                 {beside(file, ".gp"), figure.script, {}, force}};
   if (r.error.empty()) {
-    files.push_back({beside(file, ".svg"), r.svg, {}});
-    files.push_back({beside(file, ".png"), r.png, {}});
+    files.push_back({beside(file, ".svg"), r.svg, {}, force});
+    files.push_back({beside(file, ".png"), r.png, {}, force});
   } else {
     std::cerr << fmt::format("--plot: {}\n", r.error);
   }

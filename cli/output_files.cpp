@@ -129,7 +129,7 @@ void OutputDir::commit() {
          up = up.parent_path())
       made.push_back(up);
     fs::create_directories(path.parent_path(), ec);
-    pending.push_back({path.string(), text, {}});
+    pending.push_back({path.string(), text, {}, force_});
   }
   try {
     write_files_atomically(pending);

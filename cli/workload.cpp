@@ -12,6 +12,7 @@
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
 #include "util/error.h"
+#include "util/path_policy.h"
 #include "util/suggest.h"
 
 #ifdef AMDAHL_WITH_ONNX_IMPORT
@@ -121,10 +122,10 @@ void add_allow_path_option(CLI::App* cmd) {
   cmd->add_option_function<std::vector<std::string>>(
       "--allow-path",
       [](const std::vector<std::string>& dirs) {
-        for (const auto& d : dirs) hw::allow_include_root(d);
+        for (const auto& d : dirs) allow_path(d);
       },
-      "a folder system and device files may include from, besides their own folder and the "
-      "catalog (repeatable)");
+      "a folder the files named by input files (includes, measured runs, ONNX external data) "
+      "may resolve into, besides the named file's own folder and the catalog (repeatable)");
 }
 
 graphs::Bindings size_overrides(const WorkloadOptions& o) {

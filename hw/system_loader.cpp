@@ -12,6 +12,7 @@
 #include "hw/topology.h"
 #include "util/error.h"
 #include "util/input_file.h"
+#include "util/path_policy.h"
 #include "util/suggest.h"
 #include "util/yaml_file.h"
 
@@ -62,20 +63,18 @@ ClassEfficiency to_efficiency(const Record& r) {
   return e;
 }
 
-// The folders includes may resolve into for one top-level file (allow_include_root).
-struct IncludeScope {
-  std::vector<fs::path> roots;  // weakly canonical
-};
-IncludeScope scope_of(const std::string& top_level_file);
+// The folders includes may resolve into for one top-level file: its own and the catalog
+// (util/path_policy.h).
+PathScope scope_of(const std::string& top_level_file);
 std::string resolve_include(const YamlFile& file, const std::string& include,
-                            const IncludeScope& scope);
+                            const PathScope& scope);
 DeviceSpec load_device_chain(const std::string& path, std::vector<std::string> chain,
-                             const IncludeScope& scope);
+                             const PathScope& scope);
 
 // The efficiency entries of the device file `r` names under efficiency_from (resolved like an
 // include), for `d` to start from; a problem with that file is located at the key.
 void inherit_efficiency(DeviceSpec& d, const Record& r, const YamlFile& file,
-                        const std::vector<std::string>& chain, const IncludeScope& scope,
+                        const std::vector<std::string>& chain, const PathScope& scope,
                         Diagnostics& diags) {
   try {
     const std::string from = resolve_include(file, r.text("efficiency_from"), scope);
@@ -93,7 +92,7 @@ void inherit_efficiency(DeviceSpec& d, const Record& r, const YamlFile& file,
 }
 
 DeviceSpec to_device(const Record& r, const YamlFile& file, const std::vector<std::string>& chain,
-                     const IncludeScope& scope) {
+                     const PathScope& scope) {
   DeviceSpec d;
   d.model = r.text("name");
   d.file = file.path;
@@ -269,49 +268,18 @@ RuntimeSpec to_runtime(const Record& r) {
   return rt;
 }
 
-std::vector<fs::path>& extra_roots() {
-  static std::vector<fs::path> roots;
-  return roots;
-}
-
-fs::path canonical_or_self(const fs::path& p) {
-  std::error_code ec;
-  fs::path c = fs::weakly_canonical(fs::absolute(p), ec);
-  return ec ? fs::absolute(p).lexically_normal() : c;
-}
-
-bool inside(const fs::path& path, const fs::path& root) {
-  const auto [r, p] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
-  return r == root.end() || (std::next(r) == root.end() && r->empty());  // "root/" ends in ""
-}
-
-IncludeScope scope_of(const std::string& top_level_file) {
-  IncludeScope scope;
-  scope.roots.push_back(canonical_or_self(fs::path(top_level_file).parent_path()));
-  scope.roots.push_back(canonical_or_self(catalog_dir()));
-  for (const fs::path& r : extra_roots()) scope.roots.push_back(r);
-  return scope;
+PathScope scope_of(const std::string& top_level_file) {
+  return PathScope({fs::path(top_level_file).parent_path().string(), catalog_dir()});
 }
 
 std::string resolve_include(const YamlFile& file, const std::string& include,
-                            const IncludeScope& scope) {
-  const fs::path p(include);
-  const std::string resolved =
-      p.is_absolute() ? p.lexically_normal().string()
-                      : (fs::path(file.path).parent_path() / p).lexically_normal().string();
-  const fs::path real = canonical_or_self(resolved);
-  for (const fs::path& root : scope.roots)
-    if (inside(real, root)) return resolved;
-  std::vector<std::string> roots;
-  for (const fs::path& root : scope.roots) roots.push_back(root.string());
-  throw UserError(fmt::format(
-      "{} is outside the folders amdahl reads includes from ({}); --allow-path DIR adds one",
-      excerpt(real.string(), 200), join(roots)));
+                            const PathScope& scope) {
+  return scope.resolve(file.path, include, "the file");
 }
 
 // `chain`: the files whose efficiency_from led here, for cycles.
 DeviceSpec load_device_chain(const std::string& path, std::vector<std::string> chain,
-                             const IncludeScope& scope) {
+                             const PathScope& scope) {
   const std::string key = fs::absolute(path).lexically_normal().string();
   if (std::find(chain.begin(), chain.end(), key) != chain.end()) {
     chain.push_back(key);
@@ -419,8 +387,6 @@ std::vector<std::string> catalog_system_names() { return catalog_names("systems"
 
 std::vector<std::string> catalog_link_names() { return catalog_names("links"); }
 
-void allow_include_root(const std::string& dir) { extra_roots().push_back(canonical_or_self(dir)); }
-
 DeviceSpec load_device_file(const std::string& path) {
   return load_device_chain(path, {}, scope_of(path));
 }
@@ -439,15 +405,12 @@ SystemSpec load_system(const std::string& name_or_path) {
 
   const YamlFile file = load_yaml_file(path);
   const Record r = read_file(file, system_schema());
-  const IncludeScope scope = scope_of(path);
+  const PathScope scope = scope_of(path);
   SystemSpec s;
   s.name = r.text("name");
   s.description = r.text("description");
   s.file = path;
   s.default_device = r.text("default_device");
-  if (r.has("measured_runs"))
-    s.measured_runs =
-        (fs::path(path).parent_path() / r.text("measured_runs")).lexically_normal().string();
   s.runtime = to_runtime(r.map("runtime"));
 
   // Included files are validated on their own; their errors carry their own locations.
@@ -460,6 +423,20 @@ SystemSpec load_system(const std::string& name_or_path) {
     }
   };
   Diagnostics diags;
+  if (r.has("measured_runs")) {
+    // Held to the include rule, but for the shipped catalog's own systems: they are part of
+    // the tool and name the measurements under shared/data (hw/catalog/systems/h200.yaml).
+    const std::string& named = r.text("measured_runs");
+    try {
+      s.measured_runs = resolved_path(fs::path(path).parent_path()) ==
+                                resolved_path(fs::path(catalog_dir()) / "systems")
+                            ? (fs::path(path).parent_path() / named).lexically_normal().string()
+                            : scope.resolve(path, named, "the measured runs");
+    } catch (const UserError& e) {
+      diags.add(r.value("measured_runs").where, "measured_runs", e.what(),
+                fmt::format("'{}'", excerpt(named)));
+    }
+  }
   // Names identify devices and links: each must be unique in the system.
   auto check_unique = [&](const std::vector<Record>& records, const char* what) {
     std::map<std::string, std::size_t> first_line;

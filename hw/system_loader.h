@@ -15,12 +15,12 @@ std::string catalog_dir();
 // Catalog system names (files in catalog/systems without .yaml), sorted.
 std::vector<std::string> catalog_system_names();
 
-// Where `include:` and `efficiency_from:` may lead: inside the folder of the file the user
-// named (a system or device file) and below it, or inside the catalog. A path that resolves
+// Where `include:`, `efficiency_from:` and `measured_runs:` may lead (util/path_policy.h):
+// inside the folder of the file the user named (a system or device file) and below it, or
+// inside the catalog, or a folder of allow_path (--allow-path DIR). A path that resolves
 // (symbolic links followed) anywhere else is an error naming it, before anything is read, so a
-// system file cannot make amdahl read and quote /etc/passwd. allow_include_root adds a folder
-// for the rest of the process (the command line's --allow-path DIR).
-void allow_include_root(const std::string& dir);
+// system file cannot make amdahl read and quote /etc/passwd. The catalog's own systems are
+// the tool's and may name their measured runs anywhere (shared/data).
 
 // `name_or_path` is a catalog name ("minsky") or a path to a system YAML file.
 // Throws UserError for an unknown name (listing the catalog) or a missing file.

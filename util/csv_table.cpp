@@ -91,8 +91,10 @@ std::size_t CsvTable::column(const std::string& name) const {
   for (std::size_t i = 0; i < header_.size(); ++i)
     if (header_[i] == name) return i;
   throw UserError(
-      fmt::format("{}:1: missing column '{}' (the header has: {})", path_, name, join(header_)));
+      fmt::format("{}:1: missing column '{}' (the header has: {})", path_, name, header_excerpt()));
 }
+
+std::string CsvTable::header_excerpt() const { return excerpt(join(header_)); }
 
 const std::string& CsvTable::cell(std::size_t row, std::size_t column) const {
   static const std::string kEmpty;

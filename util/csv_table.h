@@ -21,6 +21,9 @@ class CsvTable {
   const std::string& path() const { return path_; }
   std::size_t size() const { return rows_.size(); }
   const std::vector<std::string>& header() const { return header_; }
+  // The header row as an error quotes it: an excerpt (util/suggest.h), since the file may not
+  // be a CSV at all and its first line is not for the terminal.
+  std::string header_excerpt() const;
   bool has_column(const std::string& column) const;
   // Throws UserError naming the file and the columns it has when `column` is absent.
   std::size_t column(const std::string& column) const;

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "util/error.h"
+#include "util/path_policy.h"
 
 namespace amdahl {
 
@@ -25,6 +26,7 @@ void check_input_file(const std::string& path, std::uintmax_t limit, std::string
   if (size > limit)
     throw UserError(fmt::format("{}: {} of {} bytes is larger than the {} MiB amdahl reads", path,
                                 what, size, limit >> 20));
+  note_input_file(path);
 }
 
 bool names_a_file(std::string_view name) {

@@ -14,7 +14,8 @@ inline constexpr std::uintmax_t kMaxModelInputBytes = std::uintmax_t{2}
                                                       << 30;  // ONNX (protobuf's limit)
 
 // Throws UserError "PATH: cannot open WHAT (...)" unless `path` is a regular file of at most
-// `limit` bytes (a missing file, a directory, a device, or one too large).
+// `limit` bytes (a missing file, a directory, a device, or one too large). A file it accepts
+// is an input of this run (note_input_file, util/path_policy.h): no output may replace it.
 void check_input_file(const std::string& path, std::uintmax_t limit, std::string_view what);
 
 // Whether a name given where either a catalog name or a file is accepted (--system, --device)

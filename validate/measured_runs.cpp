@@ -39,7 +39,7 @@ const Layout& layout_of(const CsvTable& t) {
       "{}:1: a measured-runs file names its networks in a column '{}' (amdahl models, with "
       "{} or {}) or '{}' (PyTorch names, with {}); the header has: {}",
       t.path(), kAmdahlLayout.name_column, kAmdahlLayout.time_column, kThroughputColumn,
-      kPyTorchLayout.name_column, kPyTorchLayout.time_column, join(t.header())));
+      kPyTorchLayout.name_column, kPyTorchLayout.time_column, t.header_excerpt()));
 }
 
 std::string member(const CsvTable& t, std::size_t row, std::size_t col,

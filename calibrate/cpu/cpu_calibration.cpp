@@ -18,7 +18,9 @@
 #include "hw/system_loader.h"
 #include "model/efficiency.h"
 #include "util/error.h"
+#include "util/path_policy.h"
 #include "util/suggest.h"
+#include "util/temp_dir.h"
 
 namespace amdahl::calibrate {
 namespace fs = std::filesystem;
@@ -225,6 +227,9 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
                            : fs::path(".");
   if (!fs::is_directory(dir))
     throw UserError(fmt::format("{}: folder {} does not exist", options.out_system, dir.string()));
+  // Before the minutes of measuring: each file may be written.
+  for (const std::string& path : {result.system_path, result.device_path, result.csv_path})
+    check_output_file(path, options.force, "--out");
 
   const CpuInfo info = read_cpu_info();
   const std::string date = utc_date();
@@ -273,16 +278,10 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
         allocation->above_bytes / (1024 * 1024), allocation->bytes_per_s / 1e9, allocation->sizes);
   const std::string base_text = base_device_text(info, bandwidth, date, allocation);
   const hw::DeviceSpec base = [&] {
-    const std::string tmp = with_suffix(result.device_path, ".base.tmp.yaml");
-    write_file_atomically(tmp, base_text);
-    try {
-      hw::DeviceSpec d = hw::load_device_file(tmp);
-      fs::remove(tmp);
-      return d;
-    } catch (...) {
-      fs::remove(tmp);
-      throw;
-    }
+    const TempDir scratch("amdahl-cpu-base");  // private: nothing can be planted in it
+    const std::string tmp = (scratch.path() / "base.yaml").string();
+    write_file_atomically({tmp, base_text});
+    return hw::load_device_file(tmp);
   }();
   std::map<std::string, int> left_out;
   const MeasurementSet fitted = prefer_framework_rows(set, &left_out);
@@ -297,11 +296,13 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
     // again); they are kept under a name of their own, so that the CSV, device and system of
     // an earlier run at this path still belong together.
     const std::string unfitted = with_suffix(options.out_system, ".unfitted.csv");
-    write_file_atomically(unfitted, measurements_text(set));
+    // The tool's own leftover of a failed run: replaced without --force (never a pipe, a
+    // device or an input).
+    write_file_atomically({unfitted, measurements_text(set), {}, true});
     throw UserError(fmt::format("{} (the measurements are in {}; no file of {} was changed)",
                                 e.what(), unfitted, options.out_system));
   }
-  write_file_atomically(result.csv_path, measurements_text(set));
+  write_file_atomically({result.csv_path, measurements_text(set), {}, options.force});
   log << gemm_path_check(fitted, result.calibration.device);
   const std::string through =
       result.dispatch_measured
@@ -322,9 +323,9 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
         fs::path(result.csv_path).filename().string(), f.train.count, f.held_out.count,
         100 * f.held_out.median_abs, 100 * f.held_out.p90_abs));
   write_file_atomically(
-      result.device_path,
-      render_calibrated_device(base_text, result.calibration.fits, sources, provenance),
-      [](const std::string& tmp) { hw::load_device_file(tmp); });
+      {result.device_path,
+       render_calibrated_device(base_text, result.calibration.fits, sources, provenance),
+       [](const std::string& tmp) { hw::load_device_file(tmp); }, options.force});
 
   std::string sys;
   sys += fmt::format("# This machine as a CPU-only system, from `amdahl calibrate cpu` on {}.\n",
@@ -357,8 +358,8 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
   }
   sys += "  sync: none\n";
   sys += "default_device: cpu0\n";
-  write_file_atomically(result.system_path, sys,
-                        [](const std::string& tmp) { hw::load_system(tmp); });
+  write_file_atomically({result.system_path, sys,
+                         [](const std::string& tmp) { hw::load_system(tmp); }, options.force});
   return result;
 }
 

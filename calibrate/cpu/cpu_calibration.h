@@ -24,6 +24,7 @@ struct CpuCalibrationOptions {
   bool quick = false;
   std::string out_system;  // the system file; the device and CSV are written beside it
   std::string python = "/usr/bin/python3";  // runs framework_kernels.py (needs torch)
+  bool force = false;  // the three files may replace existing ones (util/path_policy.h)
 };
 
 struct CpuCalibrationResult {

@@ -24,7 +24,7 @@ Value ints_value(const IntList& v, Shape shape) {
 void constant(ImportContext& ctx, const Node& node) {
   const std::string where = fmt::format("{}: node '{}' (Constant)", ctx.file(), node.name());
   if (const auto* tensor = ctx.attr(node, "value")) {
-    ctx.define(node.output(0), constant_value(tensor->t(), "", where));
+    ctx.define(node.output(0), constant_value(tensor->t(), ctx.file(), where));
   } else if (const auto* f = ctx.attr(node, "value_float")) {
     Value v;
     v.info = TensorInfo{{}, DType::kF32};
@@ -67,7 +67,7 @@ void constant_of_shape(ImportContext& ctx, const Node& node) {
   double fill = 0;
   v.info.dtype = DType::kF32;
   if (const auto* a = ctx.attr(node, "value")) {
-    const Value c = constant_value(a->t(), "", ctx.file());
+    const Value c = constant_value(a->t(), ctx.file(), ctx.file());
     v.info.dtype = c.info.dtype;
     if (c.data && !c.data->empty()) fill = c.data->front();
   }

@@ -181,10 +181,14 @@ Value graph_input(const std::string& path, const ::onnx::ValueInfoProto& in, con
     throw UserError(fmt::format("{}: graph input '{}' has no shape", path, in.name()));
   for (int i = 0; i < type.shape().dim_size(); ++i) {
     const auto& dim = type.shape().dim(i);
+    // A step over an empty tensor is no step: every dim of an input is at least 1, given in
+    // the model or bound on the command line (a "batch 0" would predict a step of nothing).
     if (dim.has_dim_value()) {
-      if (dim.dim_value() < 0)
-        throw UserError(fmt::format("{}: graph input '{}' dim {} is {}, not a size", path,
-                                    in.name(), i, dim.dim_value()));
+      if (dim.dim_value() <= 0)
+        throw UserError(
+            fmt::format("{}: graph input '{}' dim {} is {}; a size of an input is at "
+                        "least 1",
+                        path, excerpt(in.name()), i, dim.dim_value()));
       v.info.shape.push_back(dim.dim_value());
     } else if (dim.has_dim_param()) {
       const auto it = dims.find(dim.dim_param());
@@ -192,9 +196,14 @@ Value graph_input(const std::string& path, const ::onnx::ValueInfoProto& in, con
         throw UserError(fmt::format(
             "{}: graph input '{}' dim {} is the symbolic size '{}', which is unbound; bind it "
             "with {}",
-            path, in.name(), i, dim.dim_param(),
+            path, excerpt(in.name()), i, excerpt(dim.dim_param()),
             dim.dim_param() == batch_dim ? std::string("--batch N")
                                          : binding_option(dim.dim_param())));
+      if (it->second <= 0)
+        throw UserError(fmt::format(
+            "{}: graph input '{}' dim {} is the symbolic size '{}', bound to {}; a size of an "
+            "input is at least 1",
+            path, excerpt(in.name()), i, excerpt(dim.dim_param()), it->second));
       v.info.shape.push_back(it->second);
     } else {
       throw UserError(
@@ -244,12 +253,11 @@ BoundNetwork import_onnx(const std::string& path, const Bindings& sizes) {
   const ::onnx::ModelProto model = read_model(path);
   const int opset = default_opset(path, model);
   const ::onnx::GraphProto& g = model.graph();
-  const std::string dir = fs::path(path).parent_path().string();
   ImportContext ctx(path, opset);
 
   std::set<std::string> initializers;
   for (const auto& t : g.initializer()) {
-    Value v = constant_value(t, dir, path);
+    Value v = constant_value(t, path, path);
     v.trainable = v.info.dtype == DType::kF32 || v.info.dtype == DType::kF16 ||
                   v.info.dtype == DType::kBf16 || v.info.dtype == DType::kF64;
     ctx.define(t.name(), std::move(v));

@@ -10,6 +10,7 @@
 
 #include "util/error.h"
 #include "util/input_file.h"
+#include "util/path_policy.h"
 #include "util/suggest.h"
 
 namespace amdahl::graphs::onnx {
@@ -55,7 +56,7 @@ std::optional<std::vector<double>> decode_raw(int type, const std::string& raw, 
   }
 }
 
-std::string read_external(const ::onnx::TensorProto& t, const std::string& model_dir,
+std::string read_external(const ::onnx::TensorProto& t, const std::string& model,
                           std::int64_t bytes, const std::string& where) {
   std::string location;
   std::int64_t offset = 0;
@@ -78,7 +79,14 @@ std::string read_external(const ::onnx::TensorProto& t, const std::string& model
         "{}: the external data of '{}' is at '{}'; ONNX requires a location relative to the "
         "model's directory, without '..'",
         where, excerpt(t.name()), excerpt(location)));
-  const std::string path = (std::filesystem::path(model_dir) / rel).string();
+  // A link inside the model's folder may point anywhere: the resolved path decides.
+  std::string path;
+  try {
+    path = PathScope({std::filesystem::path(model).parent_path().string()})
+               .resolve(model, location, "the external data at");
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("{}: tensor '{}': {}", where, excerpt(t.name()), e.what()));
+  }
   check_input_file(path, kMaxModelInputBytes, "external data");
   if (offset < 0 || bytes < 0)
     throw UserError(fmt::format("{}: the external data of '{}' has a negative offset or length",
@@ -87,13 +95,15 @@ std::string read_external(const ::onnx::TensorProto& t, const std::string& model
   std::string raw(static_cast<std::size_t>(bytes), '\0');
   if (!in || !in.seekg(offset) || !in.read(raw.data(), bytes))
     throw UserError(
-        fmt::format("{}: cannot read the external data of '{}' from {}", where, t.name(), path));
+        fmt::format("{}: cannot read the external data of '{}' from {} (offset {} and length {} "
+                    "reach past its end)",
+                    where, excerpt(t.name()), excerpt(path, 200), offset, bytes));
   return raw;
 }
 
 }  // namespace
 
-Value constant_value(const ::onnx::TensorProto& t, const std::string& model_dir,
+Value constant_value(const ::onnx::TensorProto& t, const std::string& model,
                      const std::string& where) {
   Value v;
   v.info.dtype = onnx_dtype(t.data_type(), fmt::format("{}: tensor '{}'", where, t.name()));
@@ -108,8 +118,8 @@ Value constant_value(const ::onnx::TensorProto& t, const std::string& model_dir,
   using T = ::onnx::TensorProto;
   std::optional<std::vector<double>> data;
   if (t.data_location() == T::EXTERNAL) {
-    data = decode_raw(t.data_type(),
-                      read_external(t, model_dir, n * dtype_bytes(v.info.dtype), where), n);
+    data =
+        decode_raw(t.data_type(), read_external(t, model, n * dtype_bytes(v.info.dtype), where), n);
   } else if (t.has_raw_data()) {
     if (static_cast<std::int64_t>(t.raw_data().size()) >= n * dtype_bytes(v.info.dtype))
       data = decode_raw(t.data_type(), t.raw_data(), n);

@@ -12,10 +12,12 @@
 
 namespace amdahl::graphs::onnx {
 
-// `model_dir` resolves external data; `where` locates errors. Throws UserError for an
-// unsupported element type, a negative dim or more than 2^63 elements, or external data that
-// cannot be read.
-Value constant_value(const ::onnx::TensorProto& t, const std::string& model_dir,
+// `model` is the model file: external data is read from its folder, under ONNX's rule (a
+// relative location without "..") and amdahl's (util/path_policy.h: the location must resolve,
+// symbolic links followed, inside the model's folder or an --allow-path folder). `where`
+// locates errors. Throws UserError for an unsupported element type, a negative dim or more
+// than 2^63 elements, or external data that cannot or may not be read.
+Value constant_value(const ::onnx::TensorProto& t, const std::string& model,
                      const std::string& where);
 
 }  // namespace amdahl::graphs::onnx

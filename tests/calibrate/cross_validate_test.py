@@ -94,7 +94,7 @@ def main(amdahl, source, shared, work):
         f.write(base)
     output = subprocess.run(
         [amdahl, "calibrate", "deepbench", "--dir", os.path.join(shared, "data/deepbench"),
-         "--dataset", DATASET, "--base", base_path, "--out", out_path, "--cross-validate"],
+         "--dataset", DATASET, "--base", base_path, "--out", out_path, "--cross-validate", "--force"],
         check=True, text=True, stdout=subprocess.PIPE).stdout
     print(output)
     failures = []

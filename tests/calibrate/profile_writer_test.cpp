@@ -57,7 +57,8 @@ TEST_CASE("a calibrated device keeps the base, replaces fitted entries and is st
   CHECK(render_calibrated_device(once, {gemm_fit()}, {"fit"}, "test data") == once);
 
   const auto path = scratch_file("writer_test.yaml");
-  write_file_atomically(path, once, [](const std::string& tmp) { hw::load_device_file(tmp); });
+  write_file_atomically(
+      {path, once, [](const std::string& tmp) { hw::load_device_file(tmp); }, true});
   const hw::DeviceSpec d = hw::load_device_file(path);
   CHECK(d.calibrated);
   CHECK(d.efficiency.at(hw::entry("gemm")).gemm.tile_m == 128);
@@ -85,7 +86,8 @@ TEST_CASE("a kernel family with Winograd as an algorithm is written and read bac
                   "0.48, as_forward: 1.064, split_k: 0.517, memory_in_series: true, "
                   "unblocked: true") != std::string::npos);
   const auto path = scratch_file("writer_family_test.yaml");
-  write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
+  write_file_atomically(
+      {path, text, [](const std::string& tmp) { hw::load_device_file(tmp); }, true});
   const hw::ClassEfficiency e = hw::load_device_file(path).efficiency.at(hw::entry("conv"));
   CHECK(e.gemm.tile_m == 128);
   CHECK(e.gemm.tile_n == 0);
@@ -119,7 +121,8 @@ TEST_CASE("a cache term is written and read back", "[calibrate][writer]") {
   CHECK(text.find("elementwise: {compute: 0.5, memory: 0.95, latency: 1.2 us, cache_boost: 4.447, "
                   "cache_bytes: 6113812 B") != std::string::npos);
   const auto path = scratch_file("writer_cache_test.yaml");
-  write_file_atomically(path, text, [](const std::string& tmp) { hw::load_device_file(tmp); });
+  write_file_atomically(
+      {path, text, [](const std::string& tmp) { hw::load_device_file(tmp); }, true});
   const hw::DeviceSpec d = hw::load_device_file(path);
   CHECK(d.efficiency.at(hw::entry("elementwise")).traffic.cache_boost == Approx(4.447));
   CHECK(d.efficiency.at(hw::entry("elementwise")).traffic.cache_bytes == Approx(6113812));
@@ -131,9 +134,10 @@ TEST_CASE("a cache term is written and read back", "[calibrate][writer]") {
 TEST_CASE("a profile that fails validation is never written", "[calibrate][writer]") {
   const auto path = scratch_file("writer_keep.yaml");
   std::ofstream(path) << "old contents\n";
-  CHECK_THROWS_AS(write_file_atomically(path, "name: [broken\n",
-                                        [](const std::string& tmp) { hw::load_device_file(tmp); }),
-                  UserError);
+  CHECK_THROWS_AS(
+      write_file_atomically({path, "name: [broken\n",
+                             [](const std::string& tmp) { hw::load_device_file(tmp); }, true}),
+      UserError);
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
@@ -156,14 +160,15 @@ TEST_CASE("files written together: one that fails validation leaves every target
   };
   const auto accept = [](const std::string&) {};
   const auto reject = [](const std::string&) { throw UserError("link: bad"); };
-  CHECK_THROWS_WITH(
-      write_files_atomically({{device, "new device\n", accept}, {link, "new link\n", reject}}),
-      "link: bad");
+  CHECK_THROWS_WITH(write_files_atomically({{device, "new device\n", accept, true},
+                                            {link, "new link\n", reject, true}}),
+                    "link: bad");
   CHECK(first_line(device) == "old device");  // validated first, never renamed
   CHECK(first_line(link) == "old link");
   for (const auto& e : fs::directory_iterator(amdahl::test::scratch_dir()))
     CHECK(e.path().filename().string().find(".writer_pair_") == std::string::npos);
-  write_files_atomically({{device, "new device\n", accept}, {link, "new link\n", accept}});
+  write_files_atomically(
+      {{device, "new device\n", accept, true}, {link, "new link\n", accept, true}});
   CHECK(first_line(device) == "new device");
   CHECK(first_line(link) == "new link");
 }

@@ -63,7 +63,7 @@ if(conv_kernels LESS 20 OR NOT elementwise_kernels EQUAL 0)
 endif()
 
 # Hostile input (docs/reliability.md): each class of fault is a located error, exit 2.
-expect_run(2 "outside the folders amdahl reads includes from" predict --model alexnet
+expect_run(2 "outside the folders amdahl reads from" predict --model alexnet
            --system ${FIXTURES}/hw/system_hostile.yaml)
 expect_run(2 "devices[1].name: a second device of this name" predict --model alexnet
            --system ${FIXTURES}/hw/system_hostile.yaml)

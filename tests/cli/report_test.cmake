@@ -165,7 +165,7 @@ expect_in_file(${WORK}/own_runs/report.md "| all | 52 |"
 # existing one is kept unless --force.
 expect_run(0 "wrote ${WORK}/sweep_plot.gp" sweep --model alexnet --system minsky
            --vary batch=1,2,4 --plot ${WORK}/sweep_plot.svg)
-expect_run(2 "sweep_plot.svg exists (--force replaces it)" sweep --model alexnet
+expect_run(2 "sweep_plot.svg: exists; give --force to replace it" sweep --model alexnet
            --system minsky --vary batch=1,2,4 --plot ${WORK}/sweep_plot.svg)
 expect_run(2 "expected a file name ending in .svg" sweep --model alexnet --system minsky
            --vary batch=1,2 --plot ${WORK}/sweep_plot.png)

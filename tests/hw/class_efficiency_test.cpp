@@ -1,5 +1,7 @@
 #include "hw/class_efficiency.h"
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <set>
@@ -91,9 +93,11 @@ TEST_CASE("efficiency parameters: the schema has each row's key, default and bou
 
 TEST_CASE("efficiency parameters: written by the calibration writer, read back by the loader",
           "[hw][calibrate]") {
-  const auto path = scratch_file("param_table.yaml");
   for (const auto& p : hw::efficiency_params()) {
     DYNAMIC_SECTION(p.key) {
+      // A file of its own per key: a file this process has read is never replaced by it
+      // (util/path_policy.h).
+      const auto path = scratch_file(fmt::format("param_table_{}.yaml", p.key));
       calibrate::ClassFit fit;
       fit.entry = {OpClass::kGemm};
       fit.params = hw::ClassEfficiency{0.5, 0.5};
@@ -107,12 +111,12 @@ TEST_CASE("efficiency parameters: written by the calibration writer, read back b
       p.access.set(fit.params, v);
       REQUIRE(p.access.get(fit.params) == v);
       const std::string text = calibrate::render_calibrated_device(kBase, {fit}, {"t"}, "t");
-      write_file_atomically(path, text);
+      write_file_atomically({path, text, {}, true});
       const hw::DeviceSpec d = hw::load_device_file(path);
       CHECK(p.access.get(d.efficiency.at(hw::entry("gemm"))) == Approx(v).epsilon(1e-12));
+      std::filesystem::remove(path);
     }
   }
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("efficiency parameters: a default-valued parameter is not written", "[calibrate]") {
