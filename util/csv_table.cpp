@@ -9,6 +9,7 @@
 
 #include "util/error.h"
 #include "util/input_file.h"
+#include "util/input_log.h"
 #include "util/suggest.h"
 
 namespace amdahl {
@@ -62,6 +63,7 @@ CsvTable CsvTable::read(const std::string& path) {
   check_input_file(path, kMaxTextInputBytes, "file");
   std::ifstream in(path);
   if (!in) throw UserError(fmt::format("{}: cannot open file", path));
+  note_input_file(path);
   CsvTable t;
   t.path_ = path;
   std::string line;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "util/input_file.h"
+#include "util/input_log.h"
 #include "util/suggest.h"
 
 namespace amdahl {
@@ -65,7 +66,9 @@ YamlFile load_yaml_file(const std::string& path) {
   if (!in) throw UserError(fmt::format("{}: cannot open file", path));
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return parse_yaml_text(buffer.str(), path);
+  const std::string text = buffer.str();
+  note_input(path, text);
+  return parse_yaml_text(text, path);
 }
 
 std::string describe_node(const YAML::Node& node) {

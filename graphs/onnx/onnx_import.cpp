@@ -11,6 +11,7 @@
 #include "graphs/onnx/tensor_data.h"
 #include "util/error.h"
 #include "util/input_file.h"
+#include "util/input_log.h"
 #include "util/suggest.h"
 
 namespace amdahl::graphs::onnx {
@@ -21,6 +22,7 @@ namespace fs = std::filesystem;
   check_input_file(path, kMaxModelInputBytes, "the ONNX model");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(fmt::format("{}: cannot open the file", path));
+  note_input_file(path);
   ::onnx::ModelProto model;
   const bool parsed = model.ParseFromIstream(&in);
   if (!parsed || !model.has_graph() || model.opset_import_size() == 0 ||

@@ -10,6 +10,7 @@
 
 #include "util/error.h"
 #include "util/input_file.h"
+#include "util/input_log.h"
 #include "util/suggest.h"
 
 namespace amdahl::graphs::onnx {
@@ -88,6 +89,7 @@ std::string read_external(const ::onnx::TensorProto& t, const std::string& model
   if (!in || !in.seekg(offset) || !in.read(raw.data(), bytes))
     throw UserError(
         fmt::format("{}: cannot read the external data of '{}' from {}", where, t.name(), path));
+  note_input(path, raw);
   return raw;
 }
 
