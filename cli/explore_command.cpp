@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -32,6 +33,7 @@
 #include "model/explore.h"
 #include "model/sweep.h"
 #include "util/error.h"
+#include "util/input_log.h"
 #include "util/suggest.h"
 
 #ifdef AMDAHL_WITH_MPI
@@ -75,6 +77,23 @@ struct ExploreArgs {
 };
 
 std::string num(double v) { return fmt::format("{:.6g}", v); }
+
+// --threads: 0 (the default: the cores) to kMaxThreads, checked before any work.
+const CLI::Validator& thread_count() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        std::int64_t n = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+        const bool whole = ec == std::errc() && end == text.data() + text.size();
+        if (!whole && ec != std::errc::result_out_of_range)
+          return fmt::format("expected a whole number of threads (got '{}')", excerpt(text));
+        if (!whole || n < 0 || n > static_cast<std::int64_t>(kMaxThreads))
+          return fmt::format("must be 0 (the cores) to {} (got {})", kMaxThreads, excerpt(text));
+        return std::string();
+      },
+      fmt::format("INT in [0, {}]", kMaxThreads));
+  return v;
+}
 
 // One --models item: "resnet50", "bert:seq_len=512:precision=fp16:mode=infer:gpus=2".
 WorkloadOptions parse_item(const std::string& item, const ExploreArgs& a) {
@@ -123,13 +142,14 @@ struct Setup {
   hw::SystemSpec system;
   std::vector<model::HardwareAxis> axes;
   std::vector<model::SweepAxis> size_axes;
-  std::vector<std::int64_t> gpu_counts;  // empty: each workload's own
-  std::deque<Workload> workloads;        // the variants' networks (stable addresses)
+  std::vector<std::int64_t> gpu_counts;         // empty: each workload's own
+  std::deque<graphs::LoweredNetwork> networks;  // the variants' (stable addresses)
   std::vector<model::Variant> variants;
   std::vector<std::pair<std::string, std::size_t>> names;  // cost names -> axis
   std::unique_ptr<hw::QuantityExpression> cost;
   std::string cost_text;  // as given, or the default's description
   std::unique_ptr<model::Exploration> exploration;
+  std::vector<double> costs;  // per grid configuration (from 0), every one finite
   std::uint64_t fingerprint = 0;
 };
 
@@ -164,6 +184,8 @@ std::string variant_label(const WorkloadOptions& w, const std::string& entry,
 }
 
 std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
+  // Every file the loaders read (system, includes, networks): the fingerprint covers them.
+  const InputLog inputs;
   auto s = std::make_unique<Setup>();
   WorkloadOptions system_options;
   system_options.system = a.system;
@@ -188,7 +210,8 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
     for (std::size_t j = 0; j < i; ++j)
       if (s->axes[i].parameter.path() == s->axes[j].parameter.path())
         throw UserError(fmt::format("--vary {}: given twice", s->axes[i].parameter.path()));
-  model::sweep_grid(s->size_axes, {});  // a repeated size axis is an error
+  // A repeated size axis is an error; the size points, for every workload.
+  const std::size_t size_points = model::sweep_grid(s->size_axes, {}).size();
   if (s->axes.empty())
     throw UserError(
         "explore: give at least one --vary over a hardware parameter (a key path such as "
@@ -204,17 +227,41 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
 
   // Variants: each workload at each size point and GPU count, lowered once.
   std::string canon =
-      fmt::format("amdahl explore 1\nsystem {} {}\n", s->system.name, s->system.file);
-  if (std::ifstream f(s->system.file); f) {
-    std::stringstream text;
-    text << f.rdbuf();
-    canon += text.str();
+      fmt::format("amdahl explore 2\nsystem {} {}\n", s->system.name, s->system.file);
+  // Every variant stays lowered for the whole run (each point re-costs one): their ops are
+  // bounded, checked as they are lowered and, from each workload's first variant, for all of
+  // its variants at once (a size axis of 100,000 values is refused in a second, not after
+  // gigabytes).
+  std::size_t variants = 0;
+  for (const std::string& entry : entries) {
+    const WorkloadOptions item = parse_item(entry, a);
+    const std::vector<std::int64_t> gpus =
+        s->gpu_counts.empty() ? std::vector<std::int64_t>{item.gpus} : s->gpu_counts;
+    variants += gpus.size() * size_points;
   }
+  // The bound: what one lowering may make (graphs::max_ops()), the memory amdahl allows one
+  // network.
+  const auto most_ops = static_cast<std::size_t>(graphs::max_ops());
+  std::size_t held_ops = 0;
+  auto hold = [&](const graphs::LoweredNetwork& net, const std::string& label,
+                  std::size_t still_to_lower) {
+    const std::size_t ops = net.graph.size();
+    held_ops += ops;
+    if (held_ops + ops * still_to_lower > most_ops)
+      throw UserError(fmt::format(
+          "--vary: {} workload variants (workloads x GPU counts x size points) would hold "
+          "about {} lowered ops ({} ops in {}), more than the {} explore keeps lowered for a "
+          "run (the most one lowering may make); vary fewer sizes or GPU counts, or fewer "
+          "workloads",
+          variants, held_ops + ops * still_to_lower, ops, label, most_ops));
+  };
   for (const std::string& entry : entries) {
     const WorkloadOptions item = parse_item(entry, a);
     const std::string shown = entry.substr(0, entry.find(':'));
     const std::vector<std::int64_t> gpus =
         s->gpu_counts.empty() ? std::vector<std::int64_t>{item.gpus} : s->gpu_counts;
+    const std::size_t own = gpus.size() * size_points;
+    std::size_t own_lowered = 0;
     for (const std::int64_t g : gpus) {
       if (g > capacity)
         throw UserError(fmt::format("--models {}: {} GPUs, but {} has {}", excerpt(entry), g,
@@ -222,18 +269,23 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
       WorkloadOptions at = item;
       at.gpus = static_cast<int>(g);
       for (const graphs::Bindings& sizes : model::sweep_grid(s->size_axes, size_overrides(at))) {
-        Workload& w = s->workloads.emplace_back(load_workload(at, sizes, s->system));
+        // Only the lowered network stays (not the bound network nor the system's copy).
+        Workload w = load_workload(at, sizes, s->system);
+        const graphs::LoweredNetwork& net = s->networks.emplace_back(std::move(w.lowered));
         graphs::Bindings varied;
         for (const auto& axis : s->size_axes) varied[axis.name] = sizes.at(axis.name);
         model::Variant v;
         v.workload = shown;
         v.label = variant_label(at, shown, varied, at.gpus, !s->gpu_counts.empty(), a);
+        // The first variant of a workload stands for its others (the same network at other
+        // sizes); then each counts as lowered.
+        hold(net, v.label, own_lowered++ == 0 ? own - 1 : 0);
         v.sizes = w.network.sizes;
         v.gpus = at.gpus;
-        v.net = &w.lowered;
+        v.net = &net;
         v.options = w.predict;
         canon += fmt::format("variant {} {} {} {} {}\n", v.label, at.mode, at.precision, v.gpus,
-                             w.lowered.graph.size());
+                             net.graph.size());
         for (const auto& [k, val] : v.sizes) canon += fmt::format(" {}={}", k, val);
         s->variants.push_back(std::move(v));
       }
@@ -266,6 +318,26 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
         "grid's) is more than the {} explore runs without --force",
         points, s->exploration->configuration_count(), s->variants.size(), grid,
         kMaxExplorePoints));
+  // Every grid configuration's cost, before any prediction: a cost that is not a finite
+  // number (0/0, a power that overflows) would leave the configuration off the front unsaid.
+  const model::Exploration& e = *s->exploration;
+  for (std::size_t c = e.grid_begin(); c < e.configuration_count(); ++c) {
+    const model::Configuration config = e.configuration(c);
+    const double cost = config_cost(*s, config);
+    if (!std::isfinite(cost)) {
+      std::string at;
+      for (std::size_t i = 0; i < s->axes.size(); ++i)
+        at += fmt::format("{}{}={}", i ? ", " : "", s->axes[i].parameter.path(),
+                          s->axes[i].parameter.format(config.values[i]));
+      throw UserError(
+          fmt::format("{}: {} at configuration {} ({}); a cost must be a finite number at every "
+                      "configuration of the grid",
+                      s->cost ? fmt::format("--cost '{}'", excerpt(s->cost_text))
+                              : fmt::format("the default cost ({})", s->cost_text),
+                      std::isnan(cost) ? "nan" : fmt::format("{}", cost), c - e.grid_begin(), at));
+    }
+    s->costs.push_back(cost);
+  }
   // The base system predicts every variant (a variant the base cannot run is an error here).
   model::Exploration::Workspace w = s->exploration->workspace();
   for (std::size_t v = 0; v < s->variants.size(); ++v) {
@@ -273,6 +345,8 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
     if (std::isnan(s->exploration->evaluate(v, w, &error).step_s))
       throw UserError(fmt::format("{} on {}: {}", s->variants[v].label, s->system.name, error));
   }
+  for (const auto& [path, hash] : inputs.files())
+    canon += fmt::format("input {} {:016x}\n", path, hash);
   s->fingerprint = fingerprint(canon);
   return s;
 }
@@ -326,6 +400,28 @@ std::string knee_text(const model::HardwareAxis& axis, const model::Knee& k) {
   return axis.parameter.format(*k.value);
 }
 
+// How many grid configurations have a variant without a time, and why: every output says so
+// (the table at its end, the CSV and JSON formats on stderr). Empty when there are none.
+std::string infeasible_note(const model::ExploreSummary& sum) {
+  std::size_t refused = 0, out_of_memory = 0;
+  for (std::size_t i = 0; i < sum.failed.size(); ++i) {
+    refused += sum.failed[i] > sum.out_of_memory[i] ? 1 : 0;
+    out_of_memory += sum.out_of_memory[i] ? 1 : 0;
+  }
+  std::string note;
+  if (out_of_memory)
+    note += fmt::format(
+        "\n{} of {} configurations have a variant whose memory footprint exceeds its device's "
+        "capacity (status out_of_memory in explore.csv): infeasible, not on the front\n",
+        out_of_memory, sum.failed.size());
+  if (refused)
+    note += fmt::format(
+        "\n{} of {} configurations have a variant the model refuses (status refused in "
+        "explore.csv): no speedup, not on the front\n",
+        refused, sum.failed.size());
+  return note;
+}
+
 struct Outputs {
   std::string points_csv;
   std::string configurations_csv;
@@ -354,6 +450,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
       row.push_back(c);
     for (int b = 0; b < model::kBoundCount; ++b)
       row.push_back("share_" + std::string(model::bound_name(static_cast<model::Bound>(b))));
+    row.push_back("status");
     append_csv_row(out.points_csv, row);
     for (std::size_t c = g0; c < e.configuration_count(); ++c) {
       const model::Configuration config = e.configuration(c);
@@ -370,6 +467,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
                                ok ? num(sum.baseline_s[v] / r.step_s) : "nan", bound_of(r)});
         for (int b = 0; b < model::kBoundCount; ++b)
           row.push_back(ok ? fmt::format("{:.4f}", r.by_bound[b] / r.step_s) : "nan");
+        row.emplace_back(model::point_status_name(r.status));
         append_csv_row(out.points_csv, row);
       }
     }
@@ -381,14 +479,17 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
   {
     std::vector<std::string> row{"config"};
     for (const auto& a : s.axes) row.push_back(a.parameter.path());
-    for (const char* c : {"cost", "geomean_speedup", "failed_variants", "pareto"}) row.push_back(c);
+    for (const char* c :
+         {"cost", "geomean_speedup", "failed_variants", "out_of_memory_variants", "pareto"})
+      row.push_back(c);
     append_csv_row(out.configurations_csv, row);
     for (std::size_t i = 0; i < sum.geomean_speedup.size(); ++i) {
       row.assign({std::to_string(i)});
       const model::Configuration config = e.configuration(g0 + i);
       for (std::size_t a = 0; a < na; ++a) row.push_back(num(config.values[a]));
-      row.insert(row.end(), {num(cost[i]), num(sum.geomean_speedup[i]),
-                             std::to_string(sum.failed[i]), on_front[i] ? "yes" : "no"});
+      row.insert(row.end(),
+                 {num(cost[i]), num(sum.geomean_speedup[i]), std::to_string(sum.failed[i]),
+                  std::to_string(sum.out_of_memory[i]), on_front[i] ? "yes" : "no"});
       append_csv_row(out.configurations_csv, row);
     }
   }
@@ -536,11 +637,16 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
     const model::Configuration c = e.configuration(g0 + i);
     for (std::size_t a = 0; a < na; ++a) line += (a ? ", " : "") + number(c.values[a]);
     line += fmt::format(
-        "], \"cost\": {}, \"geomean_speedup\": {}, \"pareto\": {}, "
-        "\"step_time_s\": [",
-        number(cost[i]), number(sum.geomean_speedup[i]), on_front[i] ? "true" : "false");
+        "], \"cost\": {}, \"geomean_speedup\": {}, \"pareto\": {}, \"failed_variants\": {}, "
+        "\"out_of_memory_variants\": {}, \"step_time_s\": [",
+        number(cost[i]), number(sum.geomean_speedup[i]), on_front[i] ? "true" : "false",
+        sum.failed[i], sum.out_of_memory[i]);
     for (std::size_t v = 0; v < nv; ++v)
       line += (v ? ", " : "") + number(results[(g0 + i) * nv + v].step_s);
+    line += "], \"status\": [";
+    for (std::size_t v = 0; v < nv; ++v)
+      line += fmt::format("{}\"{}\"", v ? ", " : "",
+                          model::point_status_name(results[(g0 + i) * nv + v].status));
     out.json += line + "]}";
   }
   out.json += "\n ]\n}\n";
@@ -570,18 +676,15 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
       "\nPareto front: cost ({}) against the geometric-mean speedup over the base "
       "across the {} variants:\n",
       s.cost_text, nv);
-  pareto_table.print(os);
+  if (front.empty())
+    os << fmt::format("(none: no configuration of the {} runs every variant; see below)\n",
+                      sum.geomean_speedup.size());
+  else
+    pareto_table.print(os);
   if (front.size() > kShownFront)
     os << fmt::format("({} configurations on the front, {} shown; all in pareto.csv)\n",
                       front.size(), shown.size());
-  std::size_t failed = 0;
-  for (const std::size_t f : sum.failed) failed += f ? 1 : 0;
-  if (failed)
-    os << fmt::format(
-        "\n{} configurations have a variant the model refuses (step_time_s nan in "
-        "explore.csv): no speedup, not on the front\n",
-        failed);
-  out.table = os.str();
+  out.table = os.str() + infeasible_note(sum);
 
   // The figure: every configuration's (cost, speedup), the front drawn over them.
   // Beyond kFigurePoints configurations only the front is drawn (gnuplot's SVG of a million
@@ -635,7 +738,6 @@ void run_explore(const ExploreArgs& a) {
   ro.resume = a.resume;
   ro.fingerprint = s->fingerprint;
   if (root && !a.out_dir.empty()) {
-    fs::create_directories(a.out_dir);
     ro.checkpoint = (fs::path(a.out_dir) / kCheckpointName).string();
   }
   Progress bar;
@@ -661,9 +763,7 @@ void run_explore(const ExploreArgs& a) {
   if (!root) return;
 
   const model::ExploreSummary sum = model::summarize(e, results, a.knee);
-  std::vector<double> cost;
-  for (std::size_t c = e.grid_begin(); c < e.configuration_count(); ++c)
-    cost.push_back(config_cost(*s, e.configuration(c)));
+  const std::vector<double>& cost = s->costs;
   const std::vector<std::size_t> front = model::pareto_front(cost, sum.geomean_speedup);
   Outputs o = render_outputs(*s, results, sum, cost, front, a.knee);
 
@@ -696,7 +796,11 @@ void run_explore(const ExploreArgs& a) {
       std::cout << o.table << "\n" << run_line << "\n";
       break;
   }
-  std::cerr << (a.format == "table" ? "" : run_line + "\n");
+  if (a.format != "table") {
+    std::string note = infeasible_note(sum);
+    if (front.empty()) note += "\nthe Pareto front is empty: no configuration runs every variant\n";
+    std::cerr << (note.empty() ? "" : note.substr(1)) << run_line << "\n";
+  }
   if (!out || !*out) return;
   out->add("explore.csv", std::move(o.points_csv));
   out->add("configurations.csv", std::move(o.configurations_csv));
@@ -760,7 +864,10 @@ void register_explore(CLI::App& app) {
       ->check(finite_positive())
       ->capture_default_str();
   cmd->add_option("--threads", a->threads,
-                  "worker threads per process (0: the machine's cores over its ranks)")
+                  fmt::format("worker threads per process, at most {} (0: the machine's cores "
+                              "over its ranks)",
+                              kMaxThreads))
+      ->check(thread_count())
       ->capture_default_str();
   cmd->add_option("--format", a->format,
                   "what to print: the tables, the configurations' CSV, "

@@ -17,9 +17,11 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "util/error.h"
+#include "util/hash.h"
 #include "util/input_file.h"
 #include "util/path_policy.h"
 
@@ -41,7 +43,7 @@ namespace fs = std::filesystem;
 using model::PointResult;
 using Clock = std::chrono::steady_clock;
 
-constexpr char kMagic[] = "amdahl-explore-checkpoint 1";
+constexpr char kMagic[] = "amdahl-explore-checkpoint 2";
 // A main thread with nothing to do waits this long before looking again (MPI's blocking calls
 // would spin a core a worker thread needs).
 constexpr auto kPoll = std::chrono::microseconds(200);
@@ -56,12 +58,6 @@ const char* env(const char* name) {
 
 bool launched_by_mpirun() {
   return env("OMPI_COMM_WORLD_SIZE") || env("PMI_SIZE") || env("PMIX_RANK");
-}
-
-std::uint64_t fnv1a(const void* data, std::size_t n, std::uint64_t h = 14695981039346656037ull) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
 }
 
 // The chunks not yet handed out, shared by a rank's worker threads (and, on rank 0, by the
@@ -141,28 +137,18 @@ class Workers {
   Workers(unsigned n, std::size_t points, std::size_t chunk_points, ChunkQueue& queue,
           FinishedQueue& finished, const std::function<PointEvaluator()>& make_evaluator)
       : queue_(queue) {
-    for (unsigned t = 0; t < n; ++t)
-      threads_.emplace_back([&, points, chunk_points] {
-        try {
-          const PointEvaluator evaluate = make_evaluator();
-          while (const auto chunk = queue.pop()) {
-            if (stop_.load()) break;
-            busy_.fetch_add(1);
-            const std::size_t begin = *chunk * chunk_points;
-            const std::size_t end = std::min(points, begin + chunk_points);
-            Finished f{*chunk, {}};
-            f.results.reserve(end - begin);
-            for (std::size_t p = begin; p < end; ++p) f.results.push_back(evaluate(p));
-            finished.push(std::move(f));
-            busy_.fetch_sub(1);
-          }
-        } catch (...) {
-          std::lock_guard lock(error_m_);
-          if (!error_) error_ = std::current_exception();
-          queue.close();
-        }
-        exited_.fetch_add(1);
-      });
+    try {
+      threads_.reserve(n);
+      for (unsigned t = 0; t < n; ++t) start(points, chunk_points, finished, make_evaluator);
+    } catch (const std::system_error& e) {
+      // The destructor does not run for a constructor that throws: stop the threads started.
+      stop_.store(true);
+      queue_.close();
+      join();
+      throw UserError(
+          fmt::format("explore: cannot start worker thread {} of {} ({}); give fewer --threads",
+                      threads_.size() + 1, n, e.what()));
+    }
   }
   // Leaving early (an error): the threads stop after their current chunk.
   ~Workers() {
@@ -182,6 +168,32 @@ class Workers {
   }
 
  private:
+  void start(std::size_t points, std::size_t chunk_points, FinishedQueue& finished,
+             const std::function<PointEvaluator()>& make_evaluator) {
+    ChunkQueue& queue = queue_;
+    threads_.emplace_back([&, points, chunk_points] {
+      try {
+        const PointEvaluator evaluate = make_evaluator();
+        while (const auto chunk = queue.pop()) {
+          if (stop_.load()) break;
+          busy_.fetch_add(1);
+          const std::size_t begin = *chunk * chunk_points;
+          const std::size_t end = std::min(points, begin + chunk_points);
+          Finished f{*chunk, {}};
+          f.results.reserve(end - begin);
+          for (std::size_t p = begin; p < end; ++p) f.results.push_back(evaluate(p));
+          finished.push(std::move(f));
+          busy_.fetch_sub(1);
+        }
+      } catch (...) {
+        std::lock_guard lock(error_m_);
+        if (!error_) error_ = std::current_exception();
+        queue.close();
+      }
+      exited_.fetch_add(1);
+    });
+  }
+
   ChunkQueue& queue_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stop_{false};
@@ -202,36 +214,30 @@ class Checkpoint {
     const std::string header =
         fmt::format("{} {:016x} {} {} {} {}\n", kMagic, o.fingerprint, o.points, chunk_points,
                     sizeof(PointResult), std::endian::native == std::endian::little ? "le" : "be");
-    std::uintmax_t good = 0;
     if (fs::exists(path_)) {
       if (!o.resume)
         throw UserError(fmt::format(
             "{} is an unfinished exploration's checkpoint: give --resume to continue it, or "
             "remove it to start over",
             path_));
-      good = read(header, done);
-    } else if (o.resume) {
-      throw UserError(fmt::format("--resume: no checkpoint {} to resume from", path_));
-    }
-    // Opened without following a link, never over a pipe or device (util/path_policy.h).
-    if (good == 0) {
-      file_ = open_in_place(path_, false, "the checkpoint");
-      if (std::fwrite(header.data(), 1, header.size(), file_) != header.size())
-        throw UserError(
-            fmt::format("cannot write the checkpoint {}: {}", path_, std::strerror(errno)));
-    } else {
+      const std::uintmax_t good = read(header, done);
+      // Opened without following a link, never over a pipe or device (util/path_policy.h).
       file_ = open_in_place(path_, true, "the checkpoint");
       if (::ftruncate(::fileno(file_), static_cast<off_t>(good)) != 0)  // a cut-short record
         throw UserError(
             fmt::format("cannot append to the checkpoint {}: {}", path_, std::strerror(errno)));
+    } else if (o.resume) {
+      throw UserError(fmt::format("--resume: no checkpoint {} to resume from", path_));
+    } else {
+      header_ = header;  // written with the first record (create())
     }
-    std::fflush(file_);
   }
   ~Checkpoint() {
     if (file_) std::fclose(file_);
   }
   void append(std::size_t chunk, const std::vector<PointResult>& results) {
-    if (!file_) return;
+    if (path_.empty()) return;
+    if (!file_) create();
     const std::uint64_t head[2] = {chunk, results.size()};
     const std::size_t bytes = results.size() * sizeof(PointResult);
     const std::uint64_t sum = fnv1a(results.data(), bytes, fnv1a(head, sizeof head));
@@ -279,7 +285,20 @@ class Checkpoint {
     return good;
   }
 
+  // A new checkpoint, created only once a chunk has finished (an argument error, a thread that
+  // will not start, a base that fails leave no checkpoint behind to be named or resumed). O_EXCL:
+  // a file (or a link) that appeared meanwhile is not written through.
+  void create() {
+    std::error_code ec;
+    fs::create_directories(fs::path(path_).parent_path(), ec);
+    file_ = open_in_place(path_, false, "the checkpoint");  // O_EXCL, no link followed
+    if (std::fwrite(header_.data(), 1, header_.size(), file_) != header_.size())
+      throw UserError(
+          fmt::format("cannot write the checkpoint {}: {}", path_, std::strerror(errno)));
+  }
+
   std::string path_;
+  std::string header_;  // of a checkpoint not yet created
   std::FILE* file_ = nullptr;
 };
 
@@ -422,7 +441,10 @@ std::vector<PointResult> run_points(const RunOptions& o,
   keep_freed_memory();
   const Ranks& ranks = mpi_ranks();
   const auto start = Clock::now();
-  const unsigned threads = o.threads ? o.threads : default_threads(ranks);
+  if (o.threads > kMaxThreads)
+    throw UserError(fmt::format("--threads: at most {} worker threads per process (got {})",
+                                kMaxThreads, o.threads));
+  const unsigned threads = o.threads ? o.threads : std::min(kMaxThreads, default_threads(ranks));
   const std::size_t per_chunk = chunk_points(o.points);
   const std::size_t chunks = (o.points + per_chunk - 1) / per_chunk;
   stats = RunStats{};

@@ -36,9 +36,14 @@ struct Ranks {
 };
 const Ranks& mpi_ranks();
 
+// The most worker threads a process runs (--threads): more than the cores of any one machine
+// explore runs on, while each thread's stack (8 MiB of address space by default) keeps the
+// whole within a few GiB; a huge count is an error before any work, not an abort.
+inline constexpr unsigned kMaxThreads = 512;
+
 struct RunOptions {
   std::size_t points = 0;
-  unsigned threads = 0;    // per rank; 0: this machine's cores over its ranks
+  unsigned threads = 0;    // per rank, at most kMaxThreads; 0: this machine's cores over its ranks
   std::string checkpoint;  // empty: none
   bool resume = false;
   std::uint64_t fingerprint = 0;  // of everything that decides the results
@@ -61,7 +66,9 @@ struct RunStats {
 using PointEvaluator = std::function<model::PointResult(std::size_t point)>;
 
 // Every point's result on rank 0 (in point order); an empty vector on the other ranks.
-// Throws UserError for a checkpoint that belongs to another exploration or cannot be written.
+// Throws UserError for more than kMaxThreads threads, threads the system will not start, and a
+// checkpoint that belongs to another exploration or cannot be written. A new checkpoint is
+// created with the first finished chunk: a run that fails before any leaves none behind.
 std::vector<model::PointResult> run_points(const RunOptions& options,
                                            const std::function<PointEvaluator()>& make_evaluator,
                                            RunStats& stats);

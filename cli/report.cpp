@@ -84,7 +84,7 @@ void print_memory(std::ostream& out, const model::Prediction& p) {
 }  // namespace
 
 bool memory_exceeded(const model::Prediction& p) {
-  return p.device_memory_bytes > 0 && p.memory.peak_bytes > p.device_memory_bytes;
+  return model::memory_exceeded(p.memory.peak_bytes, p.device_memory_bytes);
 }
 
 nlohmann::json prediction_json(const model::Prediction& p) {

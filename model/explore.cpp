@@ -265,6 +265,19 @@ PointResult Exploration::evaluate(std::size_t point, Workspace& w, std::string* 
   PointResult r;
   try {
     const CostedStep step = cost_step(*v.net, w.system, v.options);
+    // Holding the variant is what makes a grid configuration feasible; the baseline, elasticity
+    // and slice points measure the step time as predict does (which warns).
+    const hw::DeviceSpec& device = memory_device(step.placement);
+    if (c >= grid_begin_ &&
+        memory_exceeded(v.net->memory.peak_bytes, device.memory.capacity_bytes)) {
+      r.step_s = kNaN;
+      r.status = PointStatus::kOutOfMemory;
+      if (error)
+        *error = fmt::format("peak memory {:.4g} GB exceeds the {:.4g} GB of {} ({})",
+                             v.net->memory.peak_bytes / 1e9, device.memory.capacity_bytes / 1e9,
+                             device.name, device.model);
+      return r;
+    }
     const Schedule schedule = simulate(step.input);
     r.step_s = schedule.makespan_s;
     if (!std::isfinite(r.step_s) || r.step_s > kMaxStepSeconds)
@@ -276,9 +289,22 @@ PointResult Exploration::evaluate(std::size_t point, Workspace& w, std::string* 
   } catch (const UserError& e) {
     r = PointResult{};
     r.step_s = kNaN;
+    r.status = PointStatus::kRefused;
     if (error) *error = e.what();
   }
   return r;
+}
+
+std::string_view point_status_name(PointStatus s) {
+  switch (s) {
+    case PointStatus::kOk:
+      return "ok";
+    case PointStatus::kRefused:
+      return "refused";
+    case PointStatus::kOutOfMemory:
+      return "out_of_memory";
+  }
+  return "?";
 }
 
 Knee knee(const std::vector<double>& x, const std::vector<double>& t, double threshold) {
@@ -382,16 +408,18 @@ ExploreSummary summarize(const Exploration& e, const std::vector<PointResult>& r
 
   for (std::size_t c = e.grid_begin(); c < e.configuration_count(); ++c) {
     std::vector<double> speedups;
-    std::size_t failed = 0;
+    std::size_t failed = 0, out_of_memory = 0;
     for (std::size_t v = 0; v < nv; ++v) {
       const double x = s.baseline_s[v] / t(c, v);
       failed += std::isfinite(x) ? 0 : 1;
+      out_of_memory += results[c * nv + v].status == PointStatus::kOutOfMemory ? 1 : 0;
       speedups.push_back(x);
     }
     // A configuration where some variant failed has no suite speedup (a mean over the rest
     // would compare different sets of workloads).
     s.geomean_speedup.push_back(failed ? kNaN : geometric_mean(speedups));
     s.failed.push_back(failed);
+    s.out_of_memory.push_back(out_of_memory);
   }
   return s;
 }

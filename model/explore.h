@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graphs/lower.h"
@@ -66,11 +67,21 @@ struct Configuration {
   std::vector<double> values;  // one per axis; NaN: the base's value
 };
 
+// Whether a point has a step time, and why not.
+enum class PointStatus : std::uint8_t {
+  kOk,
+  kRefused,      // the model refuses it (a step beyond kMaxStepSeconds, an impossible placement)
+  kOutOfMemory,  // the variant's memory footprint exceeds its device's capacity (infeasible)
+};
+// "ok", "refused", "out_of_memory" (explore.csv's status column).
+std::string_view point_status_name(PointStatus s);
+
 // One prediction, small and trivially copyable (it travels between MPI ranks and into the
 // checkpoint as bytes).
 struct PointResult {
-  double step_s = 0;                           // NaN when the point failed
+  double step_s = 0;                           // NaN unless status is kOk
   std::array<double, kBoundCount> by_bound{};  // critical-path seconds per Bound
+  PointStatus status = PointStatus::kOk;
 };
 static_assert(std::is_trivially_copyable_v<PointResult>);
 
@@ -106,7 +117,10 @@ class Exploration {
   // The system of configuration `c` (what a point is predicted on).
   void configure(Workspace& w, std::size_t c) const;
   // Point `point` predicted. A point the model refuses (a step beyond kMaxStepSeconds, a
-  // placement the configuration cannot hold) has step_s NaN; `error` says why when given.
+  // placement the configuration cannot hold) or, in the grid, whose variant's memory footprint
+  // exceeds its device's capacity (model::memory_exceeded, the rule predict warns by: the
+  // analysis points measure the time regardless, as predict does) has step_s NaN and that
+  // status; `error` says why when given.
   PointResult evaluate(std::size_t point, Workspace& w, std::string* error = nullptr) const;
 
  private:
@@ -136,7 +150,8 @@ struct ExploreSummary {
   std::vector<std::vector<Knee>> knees;         // [variant][axis]
   std::vector<Knee> suite_knees;                // [axis]: of the geometric-mean time
   std::vector<double> geomean_speedup;          // per grid configuration (index from 0)
-  std::vector<std::size_t> failed;              // per grid configuration: failed variants
+  std::vector<std::size_t> failed;              // per grid configuration: variants without a time
+  std::vector<std::size_t> out_of_memory;       // per grid configuration: of those, out of memory
 };
 
 // The knee of times `t` at ascending axis values `x` (see Knee), `threshold` a relative gain.

@@ -421,10 +421,18 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
   return st;
 }
 
+const hw::DeviceSpec& memory_device(const Placement& placement) {
+  return placement.all_on_host ? *placement.host : *placement.accelerator;
+}
+
+bool memory_exceeded(double peak_bytes, double capacity_bytes) {
+  return capacity_bytes > 0 && peak_bytes > capacity_bytes;
+}
+
 Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule schedule) {
   const graphs::LoweredNetwork& net = *st.net;
   const Placement& pl = st.placement;
-  const hw::DeviceSpec& shown = pl.all_on_host ? *pl.host : *pl.accelerator;
+  const hw::DeviceSpec& shown = memory_device(pl);
   Prediction p;
   p.workload = net.name;
   p.system = st.system->name;

@@ -142,6 +142,13 @@ std::string_view host_binding(double share);
 // issuing the phase's ops exceeds the device's time running them, else "device".
 std::string_view phase_binding(const Prediction& p, const std::string& phase);
 
+// The device a step's memory footprint is held on: the accelerator, or the host when every op
+// runs there (Prediction::device).
+const hw::DeviceSpec& memory_device(const Placement& placement);
+// Whether a footprint peaking at `peak_bytes` exceeds the `capacity_bytes` of its device (one
+// without a stated capacity, 0, holds any): predict warns, explore makes the point infeasible.
+bool memory_exceeded(double peak_bytes, double capacity_bytes);
+
 // The critical path's seconds per bound (Prediction::by_bound, by Bound).
 std::array<double, kBoundCount> bound_times(const Schedule& schedule);
 

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "util/error.h"
+#include "util/input_log.h"
 #include "util/suggest.h"
 
 namespace amdahl {
@@ -78,6 +79,7 @@ std::string PathScope::resolve(const std::string& naming_file, const std::string
 }
 
 void note_input_file(const std::string& path) {
+  log_input_contents(path);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return;  // the read that follows reports it
   const std::lock_guard lock(policy_mutex());

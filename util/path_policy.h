@@ -55,7 +55,8 @@ class PathScope {
 };
 
 // Records `path` (an existing file about to be read) as an input of this run, for
-// check_output_file. util/input_file.h's check_input_file calls it for every file amdahl reads.
+// check_output_file, and lists its contents in any active InputLog (util/input_log.h).
+// util/input_file.h's check_input_file calls it for every file amdahl reads.
 void note_input_file(const std::string& path);
 // Undoes note_input_file for a file amdahl wrote and read back to check it (a validated
 // temporary, util/atomic_file.h): an output, not an input.

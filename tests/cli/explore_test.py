@@ -145,6 +145,41 @@ def resume():
     if m:
         check(int(m.group(1)) + int(m.group(2)) == 202105, "resumed + computed = every point")
     same_files(reference, out, "resumed")
+    resume_changed_inputs()
+
+
+def resume_changed_inputs():
+    """The checkpoint's fingerprint covers every file the run read: a device file the system
+    includes, or the network file, changed between the killed run and --resume is another
+    exploration; restored, the checkpoint resumes."""
+    source = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    hw = fresh("hw_copy")
+    for sub in ("systems", "devices", "links"):
+        shutil.copytree(os.path.join(source, "hw", "catalog", sub), os.path.join(hw, sub))
+    net = os.path.join(hw, "resnet50.yaml")
+    shutil.copy(os.path.join(source, "graphs", "zoo", "resnet50.yaml"), net)
+    device = os.path.join(hw, "devices", "p100-sxm2.yaml")
+    cmd = [AMDAHL, "explore", "--models", net, "--system",
+           os.path.join(hw, "systems", "minsky.yaml")] + LONG[5:]
+    for changed, what in ((device, "an included device file"), (net, "the network file")):
+        out = fresh("long_inputs")
+        proc = subprocess.Popen(cmd + ["-o", out], env=ENV, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        checkpoint = kill_when_checkpointed(proc, out, lambda p: p.send_signal(signal.SIGKILL))
+        check(os.path.exists(checkpoint), f"{what}: a killed run leaves its checkpoint")
+        with open(changed) as f:
+            original = f.read()
+        with open(changed, "w") as f:
+            f.write(original.replace("732 GB/s", "700 GB/s") if changed == device
+                    else original + "\n# edited\n")
+        r = run(cmd + ["-o", out, "--resume"], expect_rc=2)
+        check("belongs to another exploration" in r.stderr,
+              f"{what} changed: the checkpoint is refused (got {r.stderr[-500:]!r})")
+        with open(changed, "w") as f:
+            f.write(original)
+        r = run(cmd + ["-o", out, "--resume"])
+        check(re.search(r"\d+ resumed from the checkpoint", r.stdout) is not None,
+              f"{what} restored: the checkpoint resumes")
 
 
 def mpi():

@@ -189,3 +189,37 @@ TEST_CASE("a point the model refuses is NaN with its reason, not a number", "[mo
   CHECK(std::isnan(e.evaluate(0, w, &why).step_s));
   CHECK_THAT(why, Catch::Contains("beyond"));
 }
+
+TEST_CASE("a point whose footprint exceeds its device's memory is infeasible, counted",
+          "[model][explore]") {
+  const hw::SystemSpec s = test::two_device_system();
+  graphs::LoweredNetwork net = gemm_then_scale();
+  // A footprint of 1 GB: 0.5 GB of memory cannot hold it, 2 GB can (model::memory_exceeded,
+  // the rule predict warns by).
+  net.memory.peak_bytes = 1e9;
+  Exploration e(s, {parse_hardware_axis(s, "gpu0.memory.capacity=0.5GB,2GB")},
+                {Variant{"toy", "toy", {}, 1, &net, PredictOptions{}}});
+  Exploration::Workspace w = e.workspace();
+  std::vector<PointResult> results;
+  std::string why;
+  for (std::size_t p = 0; p < e.points(); ++p) {
+    std::string error;
+    results.push_back(e.evaluate(p, w, &error));
+    if (!error.empty()) why = error;
+  }
+  const std::size_t g0 = e.grid_begin();  // the grid: 0.5 GB, then 2 GB
+  CHECK(results[g0].status == PointStatus::kOutOfMemory);
+  CHECK(std::isnan(results[g0].step_s));
+  CHECK_THAT(why, Catch::Contains("peak memory 1 GB exceeds the 0.5 GB of gpu0"));
+  CHECK(results[g0 + 1].status == PointStatus::kOk);
+  CHECK(results[g0 + 1].step_s == Approx(3e-3).epsilon(1e-9));
+  const ExploreSummary sum = summarize(e, results, 0.05);
+  CHECK(sum.out_of_memory == std::vector<std::size_t>{1, 0});
+  CHECK(sum.failed == std::vector<std::size_t>{1, 0});
+  CHECK(std::isnan(sum.geomean_speedup[0]));
+  // Never on the front, however cheap.
+  CHECK(pareto_front({0.1, 1}, sum.geomean_speedup) == std::vector<std::size_t>{1});
+  CHECK(memory_exceeded(2, 1));
+  CHECK_FALSE(memory_exceeded(1, 1));
+  CHECK_FALSE(memory_exceeded(1e30, 0));  // no stated capacity holds any footprint
+}
