@@ -10,6 +10,7 @@
 #include "calibrate/holdout.h"
 #include "hw/system.h"
 #include "hw/topology.h"
+#include "hw/units.h"
 #include "model/collective.h"
 #include "util/csv_table.h"
 #include "util/error.h"
@@ -235,8 +236,8 @@ std::vector<AllReduceRow> read_deepbench_allreduce(const std::string& path) {
           "{}: n_gpus: expected at most {} GPUs per node (the slots of DeepBench's PCIe boxes); "
           "got {} on {} node{}",
           x.where, kMaxGpusPerNode, x.gpus, x.nodes, x.nodes == 1 ? "" : "s"));
-    x.bytes = t.positive_number(r, c_bytes);
-    x.measured_s = t.positive_number(r, c_mean) * kUs;
+    x.bytes = t.measured(r, c_bytes, 1, hw::measured_range(hw::Dimension::kBytes));
+    x.measured_s = t.measured(r, c_mean, kUs, hw::measured_range(hw::Dimension::kTime));
     rows.push_back(std::move(x));
   }
   return rows;

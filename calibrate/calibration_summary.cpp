@@ -8,6 +8,7 @@
 
 #include "calibrate/algorithm_agreement.h"
 #include "calibrate/holdout.h"
+#include "util/percent.h"
 #include "util/suggest.h"
 #include "util/table.h"
 
@@ -140,7 +141,7 @@ void print_cross_validation(std::ostream& out, const std::vector<CrossValidation
   t.print(out);
 }
 
-std::string signed_percent(double v) { return fmt::format("{:+.1f}%", 100 * v); }
+std::string signed_percent(double v) { return format_percent(v, true); }
 
 }  // namespace
 

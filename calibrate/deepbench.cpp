@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "calibrate/measured_op.h"
+#include "hw/units.h"
 #include "util/csv_table.h"
 #include "util/error.h"
 #include "util/suggest.h"
@@ -28,15 +29,20 @@ std::string file_in(const std::string& dir, const char* name) {
   return (std::filesystem::path(dir) / name).string();
 }
 
-std::string integer_text(double v) { return fmt::format("{}", static_cast<std::int64_t>(v)); }
+// The most a DeepBench dim may be: 2^53, the largest whole number a double holds exactly (the
+// registry then checks the op's sizes).
+constexpr std::int64_t kMaxDim = std::int64_t{1} << 53;
 
-// Positive time in seconds from a microsecond cell; nullopt for an empty cell.
+// A dim cell as a whole number from `min` to kMaxDim, as the shape's text.
+std::string dim(const CsvTable& t, std::size_t row, std::size_t col, std::int64_t min = 1) {
+  return fmt::format("{}", t.whole_number(row, col, min, kMaxDim));
+}
+
+// A measured time in seconds from a microsecond cell (hw::measured_range); nullopt for an empty
+// cell (a kernel the workbook did not time).
 std::optional<double> time_cell(const CsvTable& t, std::size_t row, std::size_t col) {
   if (t.cell(row, col).empty()) return std::nullopt;
-  const double us = t.number(row, col);
-  if (us <= 0)
-    throw UserError(fmt::format("{}: time must be positive (got {} us)", t.where(row), us));
-  return us * kUs;
+  return t.measured(row, col, kUs, hw::measured_range(hw::Dimension::kTime));
 }
 
 struct Selection {
@@ -75,16 +81,12 @@ void read_gemm(const CsvTable& t, const Selection& s, const std::string& precisi
   const std::size_t cta = t.column("transA"), ctb = t.column("transB");
   const std::size_t ct = t.column("time_us");
   for (std::size_t r : s.rows) {
-    const double m = t.number(r, cm), n = t.number(r, cn), k = t.number(r, ck);
+    const std::string m = dim(t, r, cm), n = dim(t, r, cn), k = dim(t, r, ck);
     const auto time = time_cell(t, r, ct);
     if (!time) continue;
-    Measurement x = kernel_row("gemm", "gemm", precision,
-                               {{"m", integer_text(m)},
-                                {"n", integer_text(n)},
-                                {"k", integer_text(k)},
-                                {"ta", t.cell(r, cta)},
-                                {"tb", t.cell(r, ctb)}},
-                               *time);
+    Measurement x = kernel_row(
+        "gemm", "gemm", precision,
+        {{"m", m}, {"n", n}, {"k", k}, {"ta", t.cell(r, cta)}, {"tb", t.cell(r, ctb)}}, *time);
     x.reps = kGemmReps;
     out.rows.push_back(std::move(x));
   }
@@ -102,25 +104,25 @@ void read_conv(const CsvTable& t, const Selection& s, const std::string& precisi
       {"conv_bwd_data", t.column("bwd_data_us")},
       {"conv_bwd_filter", t.column("bwd_filter_us")}};
   for (std::size_t r : s.rows) {
-    const double w = t.number(r, cw), h = t.number(r, ch), c = t.number(r, cc);
-    const double n = t.number(r, cn), k = t.number(r, ck), fr = t.number(r, cr);
-    const double fs = t.number(r, cs), pad = t.number(r, cpad), stride = t.number(r, cstride);
-    if (pad != t.number(r, cpad_w) || stride != t.number(r, cstride_w))
+    const std::string w = dim(t, r, cw), h = dim(t, r, ch), c = dim(t, r, cc);
+    const std::string n = dim(t, r, cn), k = dim(t, r, ck), fr = dim(t, r, cr);
+    const std::string fs = dim(t, r, cs), pad = dim(t, r, cpad, 0), stride = dim(t, r, cstride);
+    if (pad != dim(t, r, cpad_w, 0) || stride != dim(t, r, cstride_w))
       throw UserError(
           fmt::format("{}: unequal padding or stride per dimension is not supported", t.where(r)));
     for (const auto& [bench, col] : directions) {
       const auto time = time_cell(t, r, col);
       if (!time) continue;
       Measurement x = kernel_row(bench, "conv", precision,
-                                 {{"n", integer_text(n)},
-                                  {"c", integer_text(c)},
-                                  {"h", integer_text(h)},
-                                  {"w", integer_text(w)},
-                                  {"k", integer_text(k)},
-                                  {"r", integer_text(fr)},
-                                  {"s", integer_text(fs)},
-                                  {"pad", integer_text(pad)},
-                                  {"stride", integer_text(stride)}},
+                                 {{"n", n},
+                                  {"c", c},
+                                  {"h", h},
+                                  {"w", w},
+                                  {"k", k},
+                                  {"r", fr},
+                                  {"s", fs},
+                                  {"pad", pad},
+                                  {"stride", stride}},
                                  *time);
       if (std::string(bench) == "conv_fwd" && !t.cell(r, calgo).empty())
         x.shape["algo"] = t.cell(r, calgo);
@@ -139,17 +141,14 @@ void read_rnn(const CsvTable& t, const Selection& s, const std::string& precisio
       {"rnn_bwd_filter", t.column("bwd_weights_us")}};
   for (std::size_t r : s.rows) {
     const std::string& type = t.cell(r, ctype);
-    const double hidden = t.number(r, chidden), batch = t.number(r, cbatch);
-    const double steps = t.number(r, csteps);
+    const std::string hidden = dim(t, r, chidden), batch = dim(t, r, cbatch);
+    const std::string steps = dim(t, r, csteps);
     for (const auto& [bench, col] : directions) {
       const auto time = time_cell(t, r, col);
       if (!time) continue;
-      out.rows.push_back(kernel_row(bench, "rnn", precision,
-                                    {{"type", type},
-                                     {"hidden", integer_text(hidden)},
-                                     {"batch", integer_text(batch)},
-                                     {"timesteps", integer_text(steps)}},
-                                    *time));
+      out.rows.push_back(kernel_row(
+          bench, "rnn", precision,
+          {{"type", type}, {"hidden", hidden}, {"batch", batch}, {"timesteps", steps}}, *time));
     }
   }
 }

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/percent.h"
+
 namespace amdahl::calibrate {
 
-std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
+std::string percent(double fraction) { return format_percent(fraction); }
 
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;

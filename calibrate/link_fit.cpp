@@ -10,6 +10,7 @@
 #include "calibrate/holdout.h"
 #include "calibrate/profile_writer.h"
 #include "util/error.h"
+#include "util/percent.h"
 
 namespace amdahl::calibrate {
 namespace {
@@ -127,10 +128,9 @@ std::string render_calibrated_link(const std::string& base_text,
       ++pinned;
     }
     fits += fmt::format(
-        "; {}: {} us + bytes / {} GB/s ({} sizes fitted, held-out median |err| {:.1f}%, p90 "
-        "{:.1f}%)",
+        "; {}: {} us + bytes / {} GB/s ({} sizes fitted, held-out median |err| {}, p90 {})",
         c.bench, number(c.latency_s * 1e6), number(c.bytes_per_s / 1e9), c.train.count,
-        100 * c.held_out.median_abs, 100 * c.held_out.p90_abs);
+        format_percent(c.held_out.median_abs), format_percent(c.held_out.p90_abs));
   }
   const double latency = pinned > 0 ? pinned_latency / pinned : all_latency / curves.size();
   keys.push_back({"latency", number(latency * 1e6) + " us"});

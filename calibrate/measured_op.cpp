@@ -135,11 +135,7 @@ graphs::Operator gemm_like_op(const OneLayer& l, const std::string& bench) {
 
 Precision row_precision(const Measurement& m) {
   if (m.precision == "none") return Precision::kFp32;
-  const auto p = parse_precision(m.precision);
-  if (!p)
-    throw UserError(fmt::format("measurement {}: unknown precision '{}' (expected one of: {})",
-                                m.bench, m.precision, join(precision_names())));
-  return *p;
+  return parse_workload_precision(m.precision, fmt::format("measurement {}", m.bench));
 }
 
 Precision element_precision(double element_bytes) {

@@ -10,10 +10,12 @@
 #include <sstream>
 #include <string_view>
 
+#include "hw/units.h"
 #include "util/csv_table.h"
 #include "util/error.h"
 #include "util/input_file.h"
 #include "util/op_class.h"
+#include "util/precision.h"
 #include "util/suggest.h"
 
 namespace amdahl::calibrate {
@@ -30,6 +32,9 @@ double number(const std::string& text, const std::string& where, const std::stri
                                 excerpt(text)));
   return v;
 }
+
+// The precision of a row that runs no math at that precision (a copy, a launch).
+constexpr const char* kNoPrecision = "none";
 
 // Classes a measurement may carry besides the op classes: what the launch, dispatch,
 // allocation and algorithm-search rows measure (measurement_format.md).
@@ -147,16 +152,17 @@ MeasurementSet read_measurements(const std::string& path) {
                                   excerpt(m.op_class), suggestion(m.op_class, valid)));
     }
     m.precision = cell(2);
+    if (m.precision != kNoPrecision)
+      parse_workload_precision(m.precision, where + ": column precision");
     m.shape = parse_shape(cell(3), where);
-    m.flops = number(cell(4), where, "flops");
-    m.bytes = number(cell(5), where, "bytes");
-    m.time_s = number(cell(6), where, "time_s");
+    // 0 where a count is not meaningful (measurement_format.md).
+    m.flops =
+        measured_cell(cell(4), where, "flops", 1, hw::measured_range(hw::Dimension::kFlops, true));
+    m.bytes =
+        measured_cell(cell(5), where, "bytes", 1, hw::measured_range(hw::Dimension::kBytes, true));
+    m.time_s = measured_cell(cell(6), where, "time_s", 1, hw::measured_range(hw::Dimension::kTime));
     m.reps = static_cast<int>(
         whole_number_cell(cell(7), where, "reps", 1, std::numeric_limits<int>::max()));
-    if (m.time_s <= 0)
-      throw UserError(fmt::format("{}: time_s must be positive (got {})", where, cell(6)));
-    if (m.flops < 0 || m.bytes < 0)
-      throw UserError(fmt::format("{}: flops and bytes must not be negative", where));
     set.rows.push_back(std::move(m));
   }
   if (index.empty()) throw UserError(fmt::format("{}: no header row", path));

@@ -8,6 +8,7 @@
 
 #include "calibrate/measured_op.h"
 #include "calibrate/profile_writer.h"
+#include "hw/units.h"
 #include "util/csv_table.h"
 #include "util/error.h"
 #include "util/precision.h"
@@ -42,20 +43,21 @@ std::string count(const CsvTable& t, std::size_t r, const std::string& column,
   return fmt::format("{}", t.whole_number(r, t.column(column), min, kMaxCount));
 }
 
-std::string precision_cell(const CsvTable& t, std::size_t r,
-                           const std::vector<std::string>& allowed) {
+std::string precision_cell(const CsvTable& t, std::size_t r) {
   const std::string& p = t.cell(r, t.column("precision"));
-  if (std::find(allowed.begin(), allowed.end(), p) == allowed.end())
-    throw UserError(
-        fmt::format("{}: column precision: unknown precision '{}' (expected one of: {})",
-                    t.where(r), p, join(allowed)));
+  parse_workload_precision(p, t.where(r) + ": column precision");
   return p;
+}
+
+// A time column in microseconds, in seconds (hw::measured_range).
+double time_cell(const CsvTable& t, std::size_t r, std::size_t column) {
+  return t.measured(r, column, 1e-6, hw::measured_range(hw::Dimension::kTime));
 }
 
 struct RowMaker {
   std::string framework;
   Measurement operator()(std::string bench, std::string op_class, std::string precision,
-                         std::map<std::string, std::string> shape, double time_us, int reps,
+                         std::map<std::string, std::string> shape, double time_s, int reps,
                          const char* timing) const {
     Measurement m;
     m.bench = std::move(bench);
@@ -64,7 +66,7 @@ struct RowMaker {
     m.shape = std::move(shape);
     m.shape["framework"] = framework;
     m.shape["timing"] = timing;
-    m.time_s = time_us * 1e-6;
+    m.time_s = time_s;
     m.reps = reps;
     return m;
   }
@@ -74,7 +76,7 @@ void read_gemm(const std::string& path, const RowMaker& make, MeasurementSet& ou
   const CsvTable t = CsvTable::read(path);
   const std::size_t c_time = t.column("median_us");
   for (std::size_t r = 0; r < t.size(); ++r) {
-    const std::string precision = precision_cell(t, r, {"fp32", "tf32", "bf16", "fp16"});
+    const std::string precision = precision_cell(t, r);
     std::map<std::string, std::string> shape{
         {"m", count(t, r, "m")}, {"n", count(t, r, "n")}, {"k", count(t, r, "k")}};
     for (const auto& [column, key] : {std::pair{"transA", "ta"}, std::pair{"transB", "tb"}}) {
@@ -84,7 +86,7 @@ void read_gemm(const std::string& path, const RowMaker& make, MeasurementSet& ou
                                     excerpt(v)));
       shape[key] = v;
     }
-    Measurement m = make("gemm", "gemm", precision, std::move(shape), t.positive_number(r, c_time),
+    Measurement m = make("gemm", "gemm", precision, std::move(shape), time_cell(t, r, c_time),
                          kKernelReps, "event");
     count_from_registry(m);
     out.rows.push_back(std::move(m));
@@ -97,13 +99,13 @@ void read_conv(const std::string& path, const RowMaker& make, MeasurementSet& ou
                                                             {"conv_bwd_data", "bwd_data_us"},
                                                             {"conv_bwd_filter", "bwd_filter_us"}};
   for (std::size_t r = 0; r < t.size(); ++r) {
-    const std::string precision = precision_cell(t, r, {"fp32", "tf32", "bf16", "fp16"});
+    const std::string precision = precision_cell(t, r);
     const std::map<std::string, std::string> shape{
         {"n", count(t, r, "N")}, {"c", count(t, r, "C")},           {"h", count(t, r, "H")},
         {"w", count(t, r, "W")}, {"k", count(t, r, "K")},           {"r", count(t, r, "R")},
         {"s", count(t, r, "S")}, {"stride", count(t, r, "stride")}, {"pad", count(t, r, "pad", 0)}};
     for (const auto& [bench, column] : directions) {
-      Measurement m = make(bench, "conv", precision, shape, t.positive_number(r, t.column(column)),
+      Measurement m = make(bench, "conv", precision, shape, time_cell(t, r, t.column(column)),
                            kKernelReps, "event");
       try {
         count_from_registry(m);
@@ -130,8 +132,8 @@ void read_rnn(const std::string& path, const RowMaker& make, MeasurementSet& out
                                                    {"timesteps", count(t, r, "timesteps")},
                                                    {"layers", count(t, r, "layers")}};
     for (const auto& [bench, column] : calls) {
-      Measurement m = make(bench, "rnn", "fp32", shape, t.positive_number(r, t.column(column)),
-                           kRnnReps, "event");
+      Measurement m =
+          make(bench, "rnn", "fp32", shape, time_cell(t, r, t.column(column)), kRnnReps, "event");
       count_from_registry(m);
       out.rows.push_back(std::move(m));
     }
@@ -176,20 +178,20 @@ void read_micro(const std::string& path, const RowMaker& make, MeasurementSet& o
   const std::size_t c_bench = t.column("bench"), c_time = t.column("median_us");
   for (std::size_t r = 0; r < t.size(); ++r) {
     const std::string& name = t.cell(r, c_bench);
-    const double time_us = t.positive_number(r, c_time);
+    const double time_s = time_cell(t, r, c_time);
     const std::string size = count(t, r, "bytes_or_elems");
     const double n = t.number(r, t.column("bytes_or_elems"));
     if (const auto it = kCopies.find(name); it != kCopies.end()) {
       const Bench& b = it->second;
       Measurement m =
-          make(b.bench, b.op_class, "none", {{"bytes", size}}, time_us, kKernelReps, b.timing);
+          make(b.bench, b.op_class, "none", {{"bytes", size}}, time_s, kKernelReps, b.timing);
       // A device copy reads and writes every byte; a host-device copy moves each once.
       m.bytes = std::string(b.op_class) == "transfer" ? n : 2 * n;
       out.rows.push_back(std::move(m));
     } else if (const auto k = kKernels.find(name); k != kKernels.end()) {
       const Bench& b = k->second;
       Measurement m =
-          make(b.bench, b.op_class, "fp32", {{"elements", size}}, time_us, kKernelReps, b.timing);
+          make(b.bench, b.op_class, "fp32", {{"elements", size}}, time_s, kKernelReps, b.timing);
       const graphs::Operator op = micro_op(b.bench, static_cast<std::int64_t>(n), t, r);
       m.flops = op.flops;
       m.bytes = op.bytes();
@@ -204,7 +206,7 @@ void read_micro(const std::string& path, const RowMaker& make, MeasurementSet& o
                                                {"kernels", size}};
       // One row per call: the time of the 1000 over 1000.
       Measurement m = make(bench, graph ? "launch" : "dispatch", "none", std::move(shape),
-                           time_us / n, kLaunchCalls, timing);
+                           time_s / n, kLaunchCalls, timing);
       out.rows.push_back(std::move(m));
     } else {
       std::vector<std::string> known;

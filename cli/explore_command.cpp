@@ -121,9 +121,7 @@ WorkloadOptions parse_item(const std::string& item, const ExploreArgs& a) {
                                     excerpt(item), excerpt(value)));
       w.mode = value;
     } else if (key == "precision") {
-      if (!parse_precision(value))
-        throw UserError(fmt::format("--models '{}': unknown precision '{}'; {}", excerpt(item),
-                                    excerpt(value), suggestion(value, precision_names())));
+      parse_workload_precision(value, fmt::format("--models '{}'", excerpt(item)));
       w.precision = value;
     } else if (key == "gpus") {
       model::SweepAxis g = model::parse_vary("gpus=" + value);
@@ -845,7 +843,7 @@ void register_explore(CLI::App& app) {
       ->check(CLI::IsMember({"train", "infer"}))
       ->capture_default_str();
   cmd->add_option("--precision", a->precision, "each workload's precision unless it says")
-      ->check(CLI::IsMember(precision_names()))
+      ->check(workload_precision())
       ->capture_default_str();
   cmd->add_option(
          "--vary", a->vary,

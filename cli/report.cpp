@@ -9,6 +9,7 @@
 #include "cli/table.h"
 #include "hw/units.h"
 #include "util/output_encoding.h"
+#include "util/percent.h"
 #include "util/suggest.h"
 
 namespace amdahl::cli {
@@ -16,7 +17,7 @@ namespace amdahl::cli {
 std::string seconds(double s) { return hw::format_quantity(s, hw::Dimension::kTime); }
 
 std::string pct(double part, double whole) {
-  return whole > 0 ? fmt::format("{:.1f}%", 100.0 * part / whole) : "-";
+  return whole > 0 ? format_percent(part / whole) : "-";
 }
 
 namespace {

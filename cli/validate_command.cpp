@@ -15,6 +15,7 @@
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
 #include "util/error.h"
+#include "util/percent.h"
 #include "validate/comparison.h"
 #include "validate/kernel_profile.h"
 
@@ -31,7 +32,7 @@ struct ValidateOptions {
   bool force = false;
 };
 
-std::string percent(double e) { return fmt::format("{:+.1f}%", 100 * e); }
+std::string percent(double e) { return format_percent(e, true); }
 
 void print_runs(const validate::ValidationReport& r, const std::string& format) {
   if (format == "json") {

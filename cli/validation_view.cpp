@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/workload.h"
+#include "util/percent.h"
 
 namespace amdahl::cli {
 
@@ -44,7 +45,7 @@ Table summary_table(const validate::ValidationReport& r, bool csv) {
              fmt::format("{:.4f}", s.p90_abs)});
     else
       t.add({by == "all" ? "all" : fmt::format("{} {}", by, group), std::to_string(s.points),
-             fmt::format("{:.1f}%", 100 * s.median_abs), fmt::format("{:.1f}%", 100 * s.p90_abs)});
+             format_percent(s.median_abs), format_percent(s.p90_abs)});
   };
   for (const auto& g : r.groups) add(g.by, g.group, g.summary);
   for (const auto& [cls, s] : r.by_class) add("class", cls, s);

@@ -25,6 +25,7 @@
 #include "model/whatif.h"
 #include "util/error.h"
 #include "util/input_file.h"
+#include "util/percent.h"
 #include "util/suggest.h"
 
 namespace amdahl::cli {
@@ -45,7 +46,7 @@ Table accelerability_table(const model::Accelerability& a) {
   const std::string at_k = fmt::format("at {:g}x", a.k);
   Table t({"op class", "share", "busy", at_k, "speedup", "bound", "bound speedup"});
   for (const auto& c : a.classes)
-    t.add({std::string(graphs::op_class_name(c.op_class)), fmt::format("{:.1f}%", 100 * c.share),
+    t.add({std::string(graphs::op_class_name(c.op_class)), format_percent(c.share),
            seconds(c.busy_s), seconds(c.at_k_s), times(c.speedup_at_k), seconds(c.bound_s),
            times(c.bound_speedup)});
   return t;
@@ -124,10 +125,10 @@ void run_speedups(const WorkloadOptions& o, OutputDir& out, const std::string& s
         os << fmt::format("speedup        {}\n", times(r.speedup));
         os << fmt::format("Amdahl bound   {} ({} with {} at zero cost)\n", seconds(r.bound_s),
                           times(r.bound_speedup), join_classes(speedups));
-        os << fmt::format("Amdahl formula {} (critical-path share {:.1f}%, ignoring overlap)\n\n",
-                          times(r.amdahl_formula_speedup), 100 * r.sped_up_share);
-        os << fmt::format("accelerability by op class (host dispatch/sync {:.1f}% of the step):\n",
-                          100 * acc.host_share);
+        os << fmt::format("Amdahl formula {} (critical-path share {}, ignoring overlap)\n\n",
+                          times(r.amdahl_formula_speedup), format_percent(r.sped_up_share));
+        os << fmt::format("accelerability by op class (host dispatch/sync {} of the step):\n",
+                          format_percent(acc.host_share));
         accelerability_table(acc).print(os);
         print_assumptions(os, base.assumptions);
         break;
@@ -411,7 +412,7 @@ void register_whatif(CLI::App& app) {
                   "OLD=NEW: every link of the system whose model is OLD's takes NEW's numbers "
                   "(catalog link names or link files)");
   cmd->add_option("--k", *k, "speedup factor of the accelerability table's 'at Kx' column")
-      ->check(finite_positive())
+      ->check(speedup_factor())
       ->capture_default_str();
   // --device FILE (a device YAML file rather than an instance name) replaces the system's
   // default device with the file's.

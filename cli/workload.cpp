@@ -11,8 +11,10 @@
 #include "graphs/point_lowering.h"
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
+#include "model/whatif.h"
 #include "util/error.h"
 #include "util/path_policy.h"
+#include "util/precision.h"
 #include "util/suggest.h"
 
 #ifdef AMDAHL_WITH_ONNX_IMPORT
@@ -48,6 +50,25 @@ const CLI::Validator& finite_positive() {
                    : fmt::format("must be a finite number > 0 (got {})", excerpt(text));
       },
       "NUMBER > 0");
+  return v;
+}
+
+const CLI::Validator& speedup_factor() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double x = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0')
+          return fmt::format("expected a number (got '{}')", excerpt(text));
+        return model::speedup_factor_error(x, false);
+      },
+      fmt::format("NUMBER {:g}..{:g}", model::kMinSpeedupFactor, model::kMaxSpeedupFactor));
+  return v;
+}
+
+const CLI::Validator& workload_precision() {
+  static const CLI::Validator v([](std::string& text) { return workload_precision_error(text); },
+                                join(workload_precision_names(), "|"));
   return v;
 }
 
@@ -90,7 +111,7 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& o, bool with_system,
       ->check(CLI::IsMember({"train", "infer"}))
       ->capture_default_str();
   cmd->add_option("--precision", o.precision, "math precision")
-      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}))
+      ->check(workload_precision())
       ->capture_default_str();
   cmd->add_option("--accumulate", o.accumulate,
                   "micro-batches per optimizer step (gradient accumulation; train mode)")
@@ -166,7 +187,7 @@ graphs::BoundNetwork load_bound_network(const WorkloadOptions& o, const graphs::
 graphs::LoweringOptions lowering_options(const WorkloadOptions& o, const hw::SystemSpec& system) {
   graphs::LoweringOptions lo;
   lo.mode = o.mode == "train" ? graphs::Mode::kTrain : graphs::Mode::kInfer;
-  lo.precision = *parse_precision(o.precision);
+  lo.precision = parse_workload_precision(o.precision, "--precision");
   lo.fused_optimizer = system.runtime.optimizer.impl != hw::OptimizerImpl::kLoop;
   lo.accumulation_steps = o.accumulate;
   lo.data_parallel.replicas = o.gpus;

@@ -140,6 +140,18 @@ DimensionRange dimension_range(Dimension d) {
   return {0, 0};
 }
 
+PlausibleRange measured_range(Dimension d, bool zero_allowed) {
+  if (d == Dimension::kDimensionless)
+    throw InternalError("measured_range: a measurement has a dimension");
+  const DimensionRange r = dimension_range(d);
+  double min = r.min;
+  if (d == Dimension::kTime) min = 1e-9;
+  if (d == Dimension::kBytes || d == Dimension::kFlops) min = 1;
+  return {min, r.max, zero_allowed,
+          fmt::format("{}{} from {} to {}", zero_allowed ? "0 or " : "", dimension_name(d),
+                      format_quantity(min, d), format_quantity(r.max, d))};
+}
+
 Quantity parse_quantity(std::string_view text) {
   const std::string_view t = trim(text);
   const std::string owned(t);

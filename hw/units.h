@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/csv_table.h"
+
 namespace amdahl::hw {
 
 enum class Dimension {
@@ -43,6 +45,13 @@ struct DimensionRange {
   double max;
 };
 DimensionRange dimension_range(Dimension d);
+
+// The values a measurement of dimension `d` may take (calibrate's and validate's CSVs, through
+// CsvTable::measured): dimension_range(d), above zero (`zero_allowed`: or exactly 0). A time is
+// at least 1 ns: a GPU clock cycle is 0.5-1 ns and no timer a measurement comes from (CUDA
+// events, CUPTI, the host clock) resolves less, so a smaller time is a unit slip. A byte or FLOP
+// count is at least 1. Throws InternalError for kDimensionless (no measurement is unitless).
+PlausibleRange measured_range(Dimension d, bool zero_allowed = false);
 
 // Renders a value with a readable decimal prefix: format_quantity(7.32e11, kBandwidth)
 // == "732 GB/s".

@@ -1,5 +1,7 @@
 #include "model/accelerability.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 
@@ -52,6 +54,8 @@ Accelerability accelerability(const CostedStep& step, double k) {
     faster.factor[i] = k;
     zero.factor[i] = std::numeric_limits<double>::infinity();
     c.at_k_s = simulate(with_speedups(step, faster).input).makespan_s;
+    check_step_time(c.at_k_s, fmt::format("{} on {} with {}", step.net->name, step.system->name,
+                                          speedups_text(faster)));
     c.bound_s = simulate(with_speedups(step, zero).input).makespan_s;
     c.speedup_at_k = ratio(c.at_k_s);
     c.bound_speedup = ratio(c.bound_s);

@@ -280,11 +280,7 @@ PointResult Exploration::evaluate(std::size_t point, Workspace& w, std::string* 
     }
     const Schedule schedule = simulate(step.input);
     r.step_s = schedule.makespan_s;
-    if (!std::isfinite(r.step_s) || r.step_s > kMaxStepSeconds)
-      throw UserError(
-          fmt::format("{}: the step would take {:.3g} s, beyond the {:.0e} s amdahl "
-                      "reports",
-                      v.label, r.step_s, kMaxStepSeconds));
+    check_step_time(r.step_s, v.label);
     r.by_bound = bound_times(schedule);
   } catch (const UserError& e) {
     r = PointResult{};

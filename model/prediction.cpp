@@ -429,6 +429,14 @@ bool memory_exceeded(double peak_bytes, double capacity_bytes) {
   return capacity_bytes > 0 && peak_bytes > capacity_bytes;
 }
 
+void check_step_time(double step_s, std::string_view what) {
+  if (!std::isfinite(step_s) || step_s > kMaxStepSeconds)
+    throw UserError(
+        fmt::format("{}: the step would take {:.3g} s, beyond the {:.0e} s amdahl "
+                    "reports (sizes too large, or rates too small?)",
+                    what, step_s, kMaxStepSeconds));
+}
+
 Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule schedule) {
   const graphs::LoweredNetwork& net = *st.net;
   const Placement& pl = st.placement;
@@ -457,10 +465,7 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
             "(check the sizes and the device's rates and bandwidths)",
             net.name, st.system->name, excerpt(net.graph.op(id).name),
             graphs::op_class_name(net.graph.op(id).op_class), costs[id].time_s));
-    throw UserError(
-        fmt::format("{} on {}: the step would take {:.3g} s, beyond the {:.0e} s amdahl reports "
-                    "(sizes too large?)",
-                    net.name, st.system->name, p.step_time_s, kMaxStepSeconds));
+    check_step_time(p.step_time_s, fmt::format("{} on {}", net.name, st.system->name));
   }
   p.gpus = net.replicas;
   p.samples_per_s =

@@ -38,6 +38,10 @@ struct PredictOptions {
 // The longest step amdahl reports (about 30 years): a longer one comes from sizes or device
 // numbers no study means, and is an error naming the op instead of a number.
 inline constexpr double kMaxStepSeconds = 1e9;
+// Throws UserError "`what`: the step would take X s, beyond the 1e+09 s amdahl reports" when
+// `step_s` is not finite or above kMaxStepSeconds: the check every step time passes before it
+// is reported (predict, whatif's re-simulations, accelerability, explore's points).
+void check_step_time(double step_s, std::string_view what);
 
 // How a framework's variable update exchanges gradients, as the step is lowered: DDP's
 // buckets, one all-reduce per gradient (replicated) or a parameter server (on the CPU or GPUs).

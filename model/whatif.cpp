@@ -16,6 +16,13 @@ bool ClassSpeedups::any() const {
   return false;
 }
 
+std::string speedup_factor_error(double k, bool inf_allowed) {
+  if ((std::isinf(k) && k > 0 && inf_allowed) || (k >= kMinSpeedupFactor && k <= kMaxSpeedupFactor))
+    return {};
+  return fmt::format("must be from {:g} to {:g}{} (got {:g})", kMinSpeedupFactor, kMaxSpeedupFactor,
+                     inf_allowed ? ", or inf for zero cost" : "", k);
+}
+
 ClassSpeedups parse_speedups(const std::string& text) {
   ClassSpeedups s;
   std::size_t pos = 0;
@@ -46,8 +53,11 @@ ClassSpeedups parse_speedups(const std::string& text) {
       }
     }
     if (!(k > 0))
-      throw UserError(fmt::format(
-          "--speedup {}: the factor must be a positive number or 'inf' (got '{}')", item, value));
+      throw UserError(
+          fmt::format("--speedup {}: the factor must be a positive number or 'inf' (got '{}')",
+                      excerpt(item), excerpt(value)));
+    if (const std::string error = speedup_factor_error(k, value == "inf"); !error.empty())
+      throw UserError(fmt::format("--speedup {}: the factor {}", excerpt(item), error));
     s.factor[static_cast<int>(*c)] = k;
   }
   return s;
@@ -108,6 +118,8 @@ WhatIf whatif(const CostedStep& step, const ClassSpeedups& speedups) {
   const Schedule base = simulate(step.input);
   w.baseline_s = base.makespan_s;
   w.new_s = simulate(with_speedups(step, speedups).input).makespan_s;
+  check_step_time(w.new_s, fmt::format("{} on {} with {}", step.net->name, step.system->name,
+                                       speedups_text(speedups)));
   ClassSpeedups zero;
   for (int i = 0; i < graphs::kOpClassCount; ++i)
     if (speedups.factor[i] != 1.0) zero.factor[i] = std::numeric_limits<double>::infinity();

@@ -27,8 +27,20 @@ struct ClassSpeedups {
   bool any() const;
 };
 
+// The speed-up factors a what-if takes (--speedup's, --k): from 1e-6 (a million times slower) to
+// 1e6 (a million times faster), or inf (zero cost) where allowed. Beyond 1e6 a class's time is
+// below what the printed step shows (a 1 s class becomes 1 us: 'inf' says zero cost exactly);
+// below 1e-6 a 1 ms op takes 1000 s, slower than any device amdahl models. The range keeps a
+// what-if within twelve decades of the predicted step, so that every printed time and ratio is
+// a number; the step-time cap (kMaxStepSeconds) still applies to the result.
+inline constexpr double kMinSpeedupFactor = 1e-6;
+inline constexpr double kMaxSpeedupFactor = 1e6;
+// Empty when `k` is such a factor (inf only when `inf_allowed`), else the rule it breaks:
+// "must be from 1e-06 to 1e+06, or inf for zero cost (got 1e-300)".
+std::string speedup_factor_error(double k, bool inf_allowed);
+
 // "conv=10,gemm=4" ("inf" for zero cost). Throws UserError for an unknown class (listing
-// the classes), a malformed item, or a factor that is not a positive number.
+// the classes), a malformed item, or a factor outside the speed-up range (nan, 1e300).
 ClassSpeedups parse_speedups(const std::string& text);
 std::string speedups_text(const ClassSpeedups& s);
 

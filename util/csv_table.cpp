@@ -33,6 +33,17 @@ std::int64_t whole_number_cell(std::string_view text, std::string_view where,
                               whole_number_rule(min, max), excerpt(text)));
 }
 
+double measured_cell(std::string_view text, std::string_view where, std::string_view column,
+                     double scale, const PlausibleRange& range) {
+  const std::string owned(text);
+  char* end = nullptr;
+  const double v = std::strtod(owned.c_str(), &end) * scale;
+  if (owned.empty() || *end != '\0' || !std::isfinite(v) || !range.contains(v))
+    throw UserError(fmt::format("{}: column {}: expected {} (got '{}')", where, column, range.rule,
+                                excerpt(text)));
+  return v;
+}
+
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> cells(1);
   bool quoted = false;
@@ -114,6 +125,11 @@ double CsvTable::number(std::size_t row, std::size_t column) const {
     throw UserError(fmt::format("{}: column {}: expected a number (got '{}')", where(row),
                                 header_.at(column), excerpt(text)));
   return v;
+}
+
+double CsvTable::measured(std::size_t row, std::size_t column, double scale,
+                          const PlausibleRange& range) const {
+  return measured_cell(cell(row, column), where(row), header_.at(column), scale, range);
 }
 
 std::int64_t CsvTable::whole_number(std::size_t row, std::size_t column, std::int64_t min,

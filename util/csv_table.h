@@ -13,6 +13,24 @@
 
 namespace amdahl {
 
+// The values a measured quantity read from a file may take, in SI units: outside them a cell is
+// a typo or a unit slip (1e-300 s, 1e308 B/s), never data, and would print as a 300-digit error.
+// hw::measured_range gives one per dimension, from hw::dimension_range.
+struct PlausibleRange {
+  double min = 0;  // > 0
+  double max = 0;
+  bool zero_allowed = false;  // 0 also valid (a profiler row with no device time)
+  std::string rule;           // for messages: "a time from 1 ns to 10000 s"
+  bool contains(double v) const { return (zero_allowed && v == 0) || (v >= min && v <= max); }
+};
+
+// `text` as a number times `scale` (the SI value of the cell's unit: 1e-6 for microseconds)
+// when that is finite and inside `range`; UserError "`where`: column `column`: expected RULE
+// (got 'text')" otherwise. The one rule for every measured number calibrate and validate read
+// (CsvTable::measured, and readers that split their own lines).
+double measured_cell(std::string_view text, std::string_view where, std::string_view column,
+                     double scale, const PlausibleRange& range);
+
 class CsvTable {
  public:
   // Throws UserError when the file cannot be opened or has no header row.
@@ -38,6 +56,9 @@ class CsvTable {
   // The cell as a finite number >= 0; UserError "... expected a finite number >= 0 (got 'x')".
   // Times and counts where zero means none (a profiler row with no device time).
   double nonnegative_number(std::size_t row, std::size_t column) const;
+  // The cell as a measured quantity (measured_cell).
+  double measured(std::size_t row, std::size_t column, double scale,
+                  const PlausibleRange& range) const;
   // The cell as a whole number in [min, max] (parse_whole); UserError "file:line: column C:
   // expected a whole number from MIN to MAX (got 'x')".
   std::int64_t whole_number(std::size_t row, std::size_t column, std::int64_t min,

@@ -5,11 +5,16 @@
 #include <algorithm>
 #include <limits>
 
+#include "hw/units.h"
 #include "util/csv_table.h"
 #include "util/error.h"
+#include "util/precision.h"
 
 namespace amdahl::validate {
 namespace {
+
+// The most calls a profile row may count: 2^53, the largest count a double holds exactly.
+constexpr std::int64_t kMaxCalls = std::int64_t{1} << 53;
 
 // One rule: a profiler key that starts with, ends with or contains `pattern` is a host-side
 // row (no class) or a device activity of `op_class`. The first matching rule wins, so a
@@ -119,6 +124,7 @@ std::vector<ProfiledConfig> read_kernel_profile(const std::string& path) {
   for (std::size_t row = 0; row < t.size(); ++row) {
     const std::int64_t b = t.whole_number(row, batch, 1);
     const auto s = static_cast<int>(t.whole_number(row, steps, 1, std::numeric_limits<int>::max()));
+    parse_workload_precision(t.cell(row, precision), t.where(row) + ": column precision");
     auto it = std::find_if(configs.begin(), configs.end(), [&](const ProfiledConfig& c) {
       return c.model == t.cell(row, model) && c.batch == b && c.precision == t.cell(row, precision);
     });
@@ -131,15 +137,16 @@ std::vector<ProfiledConfig> read_kernel_profile(const std::string& path) {
                       "row) says {}",
                       t.where(row), s, it->where, it->steps));
     }
-    const double device_us = t.nonnegative_number(row, device);
+    const double device_s =
+        t.measured(row, device, 1e-6, hw::measured_range(hw::Dimension::kTime, true));
     const ProfileKeyClass k = classify_profile_key(t.cell(row, op));
-    if (k.host || device_us <= 0) continue;
-    const double per_step = device_us * 1e-6 / s;
+    if (k.host || device_s <= 0) continue;
+    const double per_step = device_s / s;
     const std::string cls =
         k.op_class ? std::string(op_class_name(*k.op_class)) : std::string(kUnmapped);
     it->device_s_per_step[cls] += per_step;
-    it->kernels.push_back(
-        {t.cell(row, op), std::string(k.family), per_step, t.nonnegative_number(row, calls) / s});
+    it->kernels.push_back({t.cell(row, op), std::string(k.family), per_step,
+                           static_cast<double>(t.whole_number(row, calls, 0, kMaxCalls)) / s});
   }
   return configs;
 }

@@ -9,6 +9,7 @@
 
 #include "graphs/expr.h"
 #include "graphs/zoo.h"
+#include "hw/units.h"
 #include "util/csv_table.h"
 #include "util/error.h"
 #include "util/op_class.h"
@@ -74,6 +75,20 @@ std::map<std::string, std::int64_t> parse_sizes(const CsvTable& t, std::size_t r
   return sizes;
 }
 
+// The step time of a published throughput over `samples` samples per step: a throughput that
+// gives a step outside hw::measured_range's times is an error at its cell, as a time is.
+double step_of_throughput(const CsvTable& t, std::size_t row, std::size_t col, double samples) {
+  const double per_s = t.positive_number(row, col);
+  const double step_s = samples / per_s;
+  const PlausibleRange range = hw::measured_range(hw::Dimension::kTime);
+  if (!range.contains(step_s))
+    throw UserError(fmt::format(
+        "{}: column {}: expected a throughput giving a step of {} (got "
+        "'{}', a step of {:.3g} s for {:.0f} samples)",
+        t.where(row), t.header().at(col), range.rule, excerpt(t.cell(row, col)), step_s, samples));
+  return step_s;
+}
+
 }  // namespace
 
 std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
@@ -133,11 +148,13 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
     }
     run.batch = t.whole_number(row, batch_col, 1);
     run.mode = member(t, row, mode_col, {"train", "infer"});
-    run.precision = member(t, row, precision_col, precision_names());
+    run.precision = t.cell(row, precision_col);
+    parse_workload_precision(run.precision, fmt::format("{}: column precision", run.where));
     if (has_gpus) run.gpus = static_cast<int>(t.whole_number(row, t.column("gpus"), 1));
     run.measured_s =
-        throughput ? static_cast<double>(run.batch) * run.gpus / t.positive_number(row, time_col)
-                   : t.positive_number(row, time_col) * layout.seconds_per_unit;
+        throughput ? step_of_throughput(t, row, time_col, static_cast<double>(run.batch) * run.gpus)
+                   : t.measured(row, time_col, layout.seconds_per_unit,
+                                hw::measured_range(hw::Dimension::kTime));
     if (has_update && !t.cell(row, t.column("variable_update")).empty())
       run.variable_update = hw::parse_variable_update(
           member(t, row, t.column("variable_update"), hw::variable_update_names()));

@@ -19,6 +19,7 @@
 #include "model/efficiency.h"
 #include "util/error.h"
 #include "util/path_policy.h"
+#include "util/percent.h"
 #include "util/suggest.h"
 #include "util/temp_dir.h"
 
@@ -318,10 +319,9 @@ CpuCalibrationResult calibrate_cpu(const CpuCalibrationOptions& options, std::os
   std::vector<std::string> sources;
   for (const auto& f : result.calibration.fits)
     sources.push_back(fmt::format(
-        "fitted to {}: {} measurements; held out (every 5th shape) {}: median |err| {:.1f}%, p90 "
-        "{:.1f}%",
+        "fitted to {}: {} measurements; held out (every 5th shape) {}: median |err| {}, p90 {}",
         fs::path(result.csv_path).filename().string(), f.train.count, f.held_out.count,
-        100 * f.held_out.median_abs, 100 * f.held_out.p90_abs));
+        format_percent(f.held_out.median_abs), format_percent(f.held_out.p90_abs)));
   write_file_atomically(
       {result.device_path,
        render_calibrated_device(base_text, result.calibration.fits, sources, provenance),

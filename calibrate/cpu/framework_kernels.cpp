@@ -4,9 +4,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "calibrate/measured_op.h"
+#include "hw/units.h"
+#include "util/csv_table.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -139,12 +142,10 @@ FrameworkKernels parse_framework_output(const std::string& text) {
       throw UserError(
           fmt::format("{}: expected 4 cells bench,shape,time_s,reps (got '{}')", where, line));
     std::map<std::string, std::string> shape = parse_shape(cells[1], where);
-    char* end = nullptr;
-    const double time_s = std::strtod(cells[2].c_str(), &end);
-    if (cells[2].empty() || *end != '\0' || !(time_s > 0))
-      throw UserError(
-          fmt::format("{}: time_s must be a positive number (got '{}')", where, cells[2]));
-    const int reps = std::atoi(cells[3].c_str());
+    const double time_s =
+        measured_cell(cells[2], where, "time_s", 1, hw::measured_range(hw::Dimension::kTime));
+    const int reps = static_cast<int>(
+        whole_number_cell(cells[3], where, "reps", 0, std::numeric_limits<int>::max()));
     try {
       out.rows.push_back(framework_measurement(cells[0], std::move(shape), time_s, reps));
     } catch (const UserError& e) {

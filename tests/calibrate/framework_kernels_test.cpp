@@ -120,7 +120,7 @@ TEST_CASE("malformed framework kernel output is a located error", "[calibrate][c
   CHECK_THAT(error_of("bench,shape,time_s,reps\ngemm,m=1;n=1;k=1,0.1\n"),
              Contains("line 2: expected 4 cells"));
   CHECK_THAT(error_of("bench,shape,time_s,reps\ngemm,m=1;n=1;k=1,0,5\n"),
-             Contains("line 2: time_s must be a positive number (got '0')"));
+             Contains("line 2: column time_s: expected a time from 1 ns to 1e+04 s (got '0')"));
   CHECK_THAT(error_of("bench,shape,time_s,reps\nsoftmax_fwd,n=4,1e-3,5\n"),
              Contains("line 2: framework kernel row: unknown bench 'softmax_fwd' (expected one "
                       "of: dispatch, gemm,"));

@@ -45,6 +45,36 @@ TEST_CASE("parse_speedups", "[model][whatif]") {
   CHECK_THROWS_AS(parse_speedups("conv=fast"), UserError);
 }
 
+TEST_CASE("a speed-up factor lies from 1e-6 to 1e6, or is inf", "[model][whatif]") {
+  // The range's ends are factors; 'inf' (zero cost) only where allowed and only as written.
+  CHECK(speedup_factor_error(kMinSpeedupFactor, false).empty());
+  CHECK(speedup_factor_error(kMaxSpeedupFactor, false).empty());
+  CHECK(speedup_factor_error(std::numeric_limits<double>::infinity(), true).empty());
+  CHECK_FALSE(speedup_factor_error(std::numeric_limits<double>::infinity(), false).empty());
+  CHECK_THAT(speedup_factor_error(1e-300, true),
+             Catch::Contains("must be from 1e-06 to 1e+06, or inf for zero cost (got 1e-300)"));
+  CHECK(parse_speedups("conv=1e-6,gemm=1e6").factor[static_cast<int>(graphs::OpClass::kGemm)] ==
+        1e6);
+  for (const char* text : {"conv=1e-300", "conv=1e300", "conv=nan", "conv=infinity", "conv=1e-320",
+                           "conv=-0", "conv=0x1p-1000", "conv=-inf"}) {
+    INFO(text);
+    CHECK_THROWS_WITH(parse_speedups(text),
+                      Catch::StartsWith(std::string("--speedup ") + text + ": the factor"));
+  }
+}
+
+TEST_CASE("a what-if step beyond kMaxStepSeconds is an error, not a time", "[model][whatif]") {
+  // Baseline x 1e6 (every class a million times slower) passes the cap when the baseline is
+  // above 1e3 s: alexnet at batch 1e8 trains for far longer than that on Minsky.
+  const Alexnet a(100000000);
+  const CostedStep step = cost_step(a.net, a.system, a.options);
+  REQUIRE(predict(step).step_time_s > 1e3);
+  CHECK_THROWS_WITH(whatif(step, parse_speedups("conv=1e-6,gemm=1e-6")),
+                    Catch::Contains("beyond the 1e+09 s amdahl reports"));
+  CHECK_THROWS_AS(check_step_time(std::numeric_limits<double>::quiet_NaN(), "x"), UserError);
+  CHECK_NOTHROW(check_step_time(kMaxStepSeconds, "x"));
+}
+
 TEST_CASE("whatif with speedup 1 reproduces the baseline exactly", "[model][whatif]") {
   const Alexnet a(64);
   const CostedStep step = cost_step(a.net, a.system, a.options);

@@ -112,14 +112,24 @@ TEST_CASE("profile device time per step: kernel rows only, divided by steps", "[
   }
 }
 
-TEST_CASE("a profile's device time and calls are finite and not negative", "[validate]") {
+TEST_CASE("a profile's device time and calls are plausible measurements", "[validate]") {
   const std::string path = scratch_file("amdahl_kernel_profile_numbers.csv");
-  // nan passed `device_us <= 0` and made every class's time nan; inf made it infinite.
-  for (const auto& [calls, device_us, column] : {std::tuple{"6", "nan", "self_device_us"},
-                                                 {"6", "inf", "self_device_us"},
-                                                 {"6", "-300", "self_device_us"},
-                                                 {"inf", "300", "calls"},
-                                                 {"-6", "300", "calls"}}) {
+  // nan passed `device_us <= 0` and made every class's time nan; inf made it infinite; 1e308 us
+  // and 1e-300 us printed 300-digit percentages. A device time is 0 or within
+  // hw::measured_range (1 ns to 10^4 s); calls a whole number.
+  const std::string time_rule = "expected 0 or a time from 1 ns to 1e+04 s";
+  const std::string calls_rule = "expected a whole number from 0 to ";
+  for (const auto& [calls, device_us, column, rule] :
+       {std::tuple{"6", "nan", "self_device_us", time_rule},
+        {"6", "inf", "self_device_us", time_rule},
+        {"6", "-300", "self_device_us", time_rule},
+        {"6", "1e308", "self_device_us", time_rule},
+        {"6", "1e-300", "self_device_us", time_rule},
+        {"6", "1e-320", "self_device_us", time_rule},
+        {"inf", "300", "calls", calls_rule},
+        {"-6", "300", "calls", calls_rule},
+        {"1e308", "300", "calls", calls_rule},
+        {"2.5", "300", "calls", calls_rule}}) {
     INFO(calls << " " << device_us);
     std::ofstream(path) << "model,batch,precision,op,calls,self_device_us,self_cpu_us,steps\n"
                         << "deepq,256,fp32,sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize64x64x8_"
@@ -127,6 +137,12 @@ TEST_CASE("a profile's device time and calls are finite and not negative", "[val
                         << calls << "," << device_us << ",0,2\n";
     CHECK_THROWS_WITH(read_kernel_profile(path),
                       Catch::Contains(std::string("amdahl_kernel_profile_numbers.csv:2: column ") +
-                                      column + ": expected a finite number >= 0"));
+                                      column + ": " + rule));
   }
+  // A precision no step is costed at.
+  std::ofstream(path) << "model,batch,precision,op,calls,self_device_us,self_cpu_us,steps\n"
+                      << "deepq,256,int8,aten::addmm,6,300.0,50.0,2\n";
+  CHECK_THROWS_WITH(read_kernel_profile(path),
+                    Catch::Contains("amdahl_kernel_profile_numbers.csv:2: column precision: "
+                                    "unknown precision 'int8'"));
 }

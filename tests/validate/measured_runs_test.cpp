@@ -26,7 +26,7 @@ TEST_CASE("measured runs keep extra columns and errors are located", "[validate]
                      "workload,batch,mode,precision,measured_s\nresnet50,64,train,fp32,-1\n");
   CHECK_THROWS_WITH(
       read_measured_runs(path),
-      Catch::Contains("amdahl_runs.csv:2: column measured_s: expected a finite number > 0"));
+      Catch::Contains("amdahl_runs.csv:2: column measured_s: expected a time from 1 ns"));
 }
 
 TEST_CASE("the PyTorch layout resolves models through the zoo's pytorch_name", "[validate]") {
@@ -75,10 +75,17 @@ TEST_CASE("measured-runs rules each have a failing row", "[validate]") {
       {"resnet50,1,fp33,train,5", "amdahl_runs_rules.csv:2: column precision:"},
       {"resnet50,1,fp32,training,5", "amdahl_runs_rules.csv:2: column mode:"},
       {"resnet50,1,fp32,train,0",
-       "amdahl_runs_rules.csv:2: column median_us: expected a finite number > 0 (got '0')"},
-      {"resnet50,1,fp32,train,fast", "column median_us: expected a number (got 'fast')"},
-      // An infinite time printed nan% errors with exit 0.
-      {"resnet50,1,fp32,train,inf", "column median_us: expected a finite number > 0 (got 'inf')"},
+       "amdahl_runs_rules.csv:2: column median_us: expected a time from 1 ns to 1e+04 s (got "
+       "'0')"},
+      {"resnet50,1,fp32,train,fast",
+       "column median_us: expected a time from 1 ns to 1e+04 s (got 'fast')"},
+      // An infinite time printed nan% errors with exit 0; 1e-300 s and 1e308 us printed
+      // 300-digit percentages (hw::measured_range).
+      {"resnet50,1,fp32,train,inf", "column median_us: expected a time from 1 ns"},
+      {"resnet50,1,fp32,train,1e-300", "column median_us: expected a time from 1 ns"},
+      {"resnet50,1,fp32,train,1e308", "column median_us: expected a time from 1 ns"},
+      // Device-only precisions are no workload's (util/precision.h).
+      {"resnet50,1,int8,train,5", "column precision: unknown precision 'int8'"},
   };
   for (const auto& c : cases) {
     INFO(c.row);
