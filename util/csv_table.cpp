@@ -37,8 +37,11 @@ double measured_cell(std::string_view text, std::string_view where, std::string_
                      double scale, const PlausibleRange& range) {
   const std::string owned(text);
   char* end = nullptr;
-  const double v = std::strtod(owned.c_str(), &end) * scale;
-  if (owned.empty() || *end != '\0' || !std::isfinite(v) || !range.contains(v))
+  const double written = std::strtod(owned.c_str(), &end);
+  const double v = written * scale;
+  // A written value that scales to 0 (1e-320 us) is no zero: only a written 0 is.
+  if (owned.empty() || *end != '\0' || !std::isfinite(v) || !range.contains(v) ||
+      (v == 0 && written != 0))
     throw UserError(fmt::format("{}: column {}: expected {} (got '{}')", where, column, range.rule,
                                 excerpt(text)));
   return v;

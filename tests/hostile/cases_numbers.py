@@ -53,10 +53,12 @@ for p in ["int8", "fp8", "FP32", "fp64"]:
     case(f"predict_precision_{p}", ["predict", "--model", "alexnet", "--precision", p],
          f"unknown precision '{p}'")
     case(f"explore_precision_{p}",
-         ["explore", "--models", "alexnet", "--precision", p, "--vary", "batch=16,32"],
+         ["explore", "--models", "alexnet", "--precision", p, "--vary",
+          "gpu0.memory.bandwidth=0.5,1TB/s"],
          f"unknown precision '{p}'")
     case(f"explore_models_precision_{p}",
-         ["explore", "--models", f"alexnet:precision={p}", "--vary", "batch=16,32"],
+         ["explore", "--models", f"alexnet:precision={p}", "--vary",
+          "gpu0.memory.bandwidth=0.5,1TB/s"],
          f"unknown precision '{p}'")
 for cmd in ["breakdown", "whatif", "sweep", "graph"]:
     extra = {"whatif": ["--speedup", "conv=2"], "sweep": ["--vary", "batch=16,32"]}.get(cmd, [])

@@ -46,6 +46,9 @@ TEST_CASE("a range with zero allowed takes exactly 0 and nothing between 0 and i
   CHECK(measured_cell("0.0", "w", "c", kUs, r) == 0);
   CHECK_THROWS_WITH(measured_cell("1e-300", "w", "c", kUs, r),
                     Catch::Contains("expected 0 or a time from 1 ns"));
+  // 1e-320 us underflows to 0 s when scaled: still no zero.
+  CHECK_THROWS_WITH(measured_cell("1e-320", "w", "c", kUs, r),
+                    Catch::Contains("expected 0 or a time from 1 ns"));
 }
 
 TEST_CASE("CsvTable::measured locates the error at the file's line and column", "[util][csv]") {
