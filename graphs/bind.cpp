@@ -115,6 +115,15 @@ RawParam substitute(const RawParam& raw, ParamType type, const Substitutions& su
 }
 
 constexpr int kMaxBlockDepth = 16;
+// Declarations evaluated while expanding (each instance of a block's layers, disabled ones
+// included) per layer the limit allows: a network of blocks nests a few declarations per
+// layer made; blocks of blocks of disabled layers nested 16 deep would evaluate 10^16 and hang.
+constexpr int kMaxVisitsPerOp = 4;
+
+// A layer count as a whole number (scientific past 2^53, where doubles skip integers).
+std::string count_text(double n) {
+  return n < 0x1p53 ? fmt::format("{:.0f}", n) : fmt::format("{:.3g}", n);
+}
 
 bool names_a_size(const std::string& expression) { return !referenced_names(expression).empty(); }
 
@@ -127,26 +136,106 @@ class Expander {
     if (!net.inputs.empty()) last_ = net.inputs.front().name;
   }
 
-  // A top-level layer declaration.
-  void expand(const LayerDecl& decl) { expand(decl, decl.name, decl.inputs, {}, 0); }
+  // A top-level layer declaration. Its layers are counted first, from the declarations with
+  // blocks and repeats multiplied out (extent()), and the limit checked, before one is made.
+  void expand(const LayerDecl& decl) {
+    const Extent e = extent(decl, decl.name, {}, 0);
+    if (static_cast<double>(out_.size()) + e.layers > static_cast<double>(max_ops())) {
+      const std::string repeat =
+          decl.repeat.empty() ? "" : fmt::format("repeat '{}'", excerpt(decl.repeat));
+      const std::string what =
+          !decl.block.empty()
+              ? fmt::format("block {}{} expands to {} layers", decl.block,
+                            repeat.empty() ? "" : " (" + repeat + ")", count_text(e.layers))
+          : !repeat.empty() ? fmt::format("{} evaluates to {}", repeat, count_text(e.layers))
+                            : std::string("one layer more");
+      throw UserError(located(decl.where, fmt::format("layer '{}': {}: the network would have more "
+                                                      "than {} layers (the limit; --max-ops N "
+                                                      "raises it)",
+                                                      decl.name, what, max_ops())));
+    }
+    visits_ += e.visits;
+    if (visits_ > kMaxVisitsPerOp * static_cast<double>(max_ops()))
+      throw UserError(located(
+          decl.where,
+          fmt::format("layer '{}': its blocks and repeats expand into {} layer declarations to "
+                      "evaluate (disabled ones included): more than {} times the limit of {} "
+                      "layers (--max-ops N raises it)",
+                      decl.name, count_text(e.visits), kMaxVisitsPerOp, max_ops())));
+    expand(decl, decl.name, decl.inputs, {}, 0);
+  }
 
  private:
-  // `decl` named `decl_name` with `inputs` (a block's layer renamed into its instance,
-  // without copying its declaration); `subs` the enclosing block's parameters.
-  void expand(const LayerDecl& decl, const std::string& decl_name, std::vector<std::string> inputs,
-              const Substitutions& subs, int depth) {
+  // What expanding a declaration makes: its layers, and the declarations evaluated on the way
+  // (each instance of each block's layers, made or disabled: the expansion's work).
+  struct Extent {
+    double layers = 0;
+    double visits = 0;
+  };
+
+  // Counts what expand() would make of `decl` without making it: a block's body is counted
+  // once per set of parameter values (memoized), then multiplied by the repeat. Throws what
+  // expand() throws for the declarations' expressions.
+  Extent extent(const LayerDecl& decl, const std::string& decl_name, const Substitutions& subs,
+                int depth) {
+    check_depth(decl, decl_name, depth);
+    Extent e{0, 1};
+    if (!decl.enabled.empty() &&
+        integer(decl, decl_name, "enabled", decl.enabled, subs, false) == 0)
+      return e;
+    const double copies = static_cast<double>(copies_of(decl, decl_name, subs, false));
+    if (decl.block.empty()) {
+      e.layers = copies;
+      return e;
+    }
+    if (copies == 0) return e;
+    const auto found = block_substitutions(decl, decl_name, subs);
+    const BlockDecl* block = found.first;
+    const Substitutions& inner_subs = found.second;
+    std::string key = block->name;
+    for (const auto& [name, value] : inner_subs) key += '\0' + name + '\0' + value;
+    auto it = block_extents_.find(key);
+    if (it == block_extents_.end()) {
+      Extent body;
+      for (const LayerDecl& inner : block->layers) {
+        const Extent x = extent(inner, decl_name + "." + inner.name, inner_subs, depth + 1);
+        body.layers += x.layers;
+        body.visits += x.visits;
+      }
+      it = block_extents_.emplace(std::move(key), body).first;
+    }
+    e.layers = copies * it->second.layers;
+    e.visits += copies * it->second.visits;
+    return e;
+  }
+
+  void check_depth(const LayerDecl& decl, const std::string& decl_name, int depth) const {
     if (depth > kMaxBlockDepth)
       throw UserError(located(decl.where, fmt::format("layer '{}': blocks nest more than {} deep "
                                                       "(does a block instantiate itself?)",
                                                       decl_name, kMaxBlockDepth)));
-    if (!decl.enabled.empty() && integer(decl, decl_name, "enabled", decl.enabled, subs) == 0)
-      return;
+  }
+
+  // The copies `decl`'s repeat makes (1 without one); `record`: note a size dependence.
+  std::int64_t copies_of(const LayerDecl& decl, const std::string& decl_name,
+                         const Substitutions& subs, bool record) {
     const std::int64_t copies =
-        decl.repeat.empty() ? 1 : integer(decl, decl_name, "repeat", decl.repeat, subs);
+        decl.repeat.empty() ? 1 : integer(decl, decl_name, "repeat", decl.repeat, subs, record);
     if (copies < 0)
       throw UserError(located(decl.where, fmt::format("layer '{}': repeat '{}' evaluates to {} "
                                                       "(must be >= 0)",
                                                       decl_name, decl.repeat, copies)));
+    return copies;
+  }
+
+  // `decl` named `decl_name` with `inputs` (a block's layer renamed into its instance,
+  // without copying its declaration); `subs` the enclosing block's parameters.
+  void expand(const LayerDecl& decl, const std::string& decl_name, std::vector<std::string> inputs,
+              const Substitutions& subs, int depth) {
+    check_depth(decl, decl_name, depth);
+    if (!decl.enabled.empty() && integer(decl, decl_name, "enabled", decl.enabled, subs, true) == 0)
+      return;
+    const std::int64_t copies = copies_of(decl, decl_name, subs, true);
     if (copies > max_ops() - static_cast<std::int64_t>(out_.size()))
       throw UserError(located(
           decl.where, fmt::format("layer '{}': repeat '{}' evaluates to {}: the network would have "
@@ -169,11 +258,11 @@ class Expander {
   }
 
   std::int64_t integer(const LayerDecl& decl, const std::string& decl_name, const char* key,
-                       const std::string& text, const Substitutions& subs) {
+                       const std::string& text, const Substitutions& subs, bool record) {
     try {
       std::string expression = substitute(text, subs);
       const std::int64_t value = evaluate(expression, sizes_);
-      if (dependence_ && names_a_size(expression))
+      if (record && dependence_ && names_a_size(expression))
         dependence_->structure.push_back({std::move(expression), value});
       return value;
     } catch (const UserError& e) {
@@ -215,9 +304,10 @@ class Expander {
     out_.push_back(std::move(layer));
   }
 
-  void expand_block(const LayerDecl& decl, const std::string& decl_name, const std::string& name,
-                    const std::string& prefix, const std::vector<std::string>& inputs,
-                    const Substitutions& outer, int depth) {
+  // The block `decl` instantiates and its parameters' values (in the scope of `outer`).
+  std::pair<const BlockDecl*, Substitutions> block_substitutions(const LayerDecl& decl,
+                                                                 const std::string& decl_name,
+                                                                 const Substitutions& outer) const {
     const BlockDecl* block = nullptr;
     for (const auto& b : net_.blocks)
       if (b.name == decl.block) block = &b;
@@ -237,6 +327,15 @@ class Expander {
                                                         decl_name, p)));
       subs[p] = substitute(it->second.text, outer);
     }
+    return {block, std::move(subs)};
+  }
+
+  void expand_block(const LayerDecl& decl, const std::string& decl_name, const std::string& name,
+                    const std::string& prefix, const std::vector<std::string>& inputs,
+                    const Substitutions& outer, int depth) {
+    const auto found = block_substitutions(decl, decl_name, outer);
+    const BlockDecl* block = found.first;
+    const Substitutions& subs = found.second;
     if (inputs.size() > std::max<std::size_t>(block->inputs.size(), 1))
       throw UserError(located(
           decl.where, fmt::format("layer '{}': block {} takes {} input(s) "
@@ -290,6 +389,8 @@ class Expander {
   std::vector<Layer>& out_;
   SizeDependence* dependence_;
   std::string last_;
+  std::map<std::string, Extent> block_extents_;  // block and parameter values -> its body's
+  double visits_ = 0;                            // declarations evaluated, all layers so far
 };
 
 // Every size of `network`: the override, else the default.

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,27 @@ class BackwardContext;
 struct Weight {
   std::string name;  // "weight", "bias"
   std::int64_t elements = 0;
+  // Its dimensions where another layer may share it (`tied_to`: an embedding's table, a linear
+  // layer's [out, in] matrix); empty otherwise.
+  Shape shape = {};
+};
+
+// A weight a layer takes from another layer (`tied_to`: GPT-2's LM head and its token
+// embedding): the owner's name, the weight's name there, and the shape this layer needs.
+struct SharedWeight {
+  std::string owner;
+  std::string weight;
+  Shape shape;
+};
+
+// The ops a layer's rules emit, for the kinds whose count grows with the sizes (an RNN unrolled
+// over its time steps): `forward` exactly, `backward` exactly for the input gradients asked
+// for. Lowering checks them against the op limit (lower.h max_ops) before the rules make a
+// single op, and re-evaluation (relower) compares them with the plan before re-running the
+// rules. Doubles: steps x layers x directions may pass 2^63.
+struct OpCount {
+  double forward = 0;
+  double backward = 0;
 };
 
 struct LayerKind {
@@ -41,6 +63,15 @@ struct LayerKind {
   std::function<void(ForwardContext&)> forward;
   // Emits the backward ops: data gradients for inputs that need them, weight gradients.
   std::function<void(BackwardContext&)> backward;
+  // Its op count (OpCount) at these inputs, given which inputs need a gradient; empty for the
+  // kinds that emit a few ops whatever the sizes.
+  std::function<OpCount(const Layer&, const std::vector<TensorInfo>&, const std::vector<bool>&)>
+      op_count;
+  // The layer whose weight this one uses instead of a weight of its own (`tied_to`) and the
+  // weight it needs there: its name and shape at these inputs; nullopt when it owns its
+  // weights. Lowering resolves the name and checks the shape (lower.h).
+  std::function<std::optional<SharedWeight>(const Layer&, const std::vector<TensorInfo>&)>
+      shared_weight;
 };
 
 class LayerRegistry {

@@ -24,6 +24,12 @@ std::string_view mode_name(Mode m) { return m == Mode::kTrain ? "train" : "infer
 
 namespace {
 
+// An op count as a whole number; one past 2^53 (steps x layers of a hostile size) in
+// scientific notation, where a double no longer holds every integer.
+std::string op_count_text(double n) {
+  return n < 0x1p53 ? fmt::format("{:.0f}", n) : fmt::format("{:.3g}", n);
+}
+
 // A tensor of the micro-batch being lowered. Held in a deque (stable addresses: the name
 // index views `name`) and referred to by its position there.
 struct TensorState {
@@ -95,8 +101,12 @@ class Lowerer {
     ddp_ = training_ && replicas > 1;
     // Most layers lower to a few ops per pass (forward; data and weight gradients; update):
     // reserving for that spares re-growing the vertex vector on large networks.
-    out_.graph.reserve(net_.layers.size() * (training_ ? 4 * static_cast<std::size_t>(steps) : 1) +
-                       net_.inputs.size());
+    // (Never past the op limit: the reservation is made before any op is counted.)
+    const double expected =
+        static_cast<double>(net_.layers.size()) * (training_ ? 4.0 * steps : 1.0) +
+        static_cast<double>(net_.inputs.size());
+    out_.graph.reserve(
+        static_cast<std::size_t>(std::min(expected, static_cast<double>(max_ops()))));
     if (plan_) {
       plan_->options = options_;
       plan_->layer_count = net_.layers.size();
@@ -114,6 +124,7 @@ class Lowerer {
       micro_weights_ = 0;
       emit_input_transfers();
       for (const Layer& layer : net_.layers) forward_located(layer);
+      if (micro_ == 0) resolve_ties();
       if (training_) {
         const bool last = micro_ == steps - 1;
         if (ddp_ && last) begin_buckets(sums);
@@ -121,7 +132,16 @@ class Lowerer {
         accumulate(sums);
         if (ddp_ && last) launch_buckets(sums, true);
       }
-      if (micro_ == 0) out_.micro_batch_end = out_.graph.size();
+      if (micro_ == 0) {
+        out_.micro_batch_end = out_.graph.size();
+        // Every later micro-batch makes the first one's ops again: a step past the limit is
+        // known now, before the others are made.
+        if (static_cast<double>(out_.micro_batch_end) * steps > static_cast<double>(max_ops()))
+          throw UserError(fmt::format(
+              "{}: {} micro-batches of {} ops each make more than the limit of {} ops (--max-ops "
+              "N raises it)",
+              net_.name, steps, out_.micro_batch_end, max_ops()));
+      }
     }
     if (training_) optimizer(sums);
     out_.memory = memory_footprint(out_);
@@ -167,6 +187,21 @@ class Lowerer {
       if (d.from != kNoOp && out_.graph.depend(d.from, id, d.bytes) && plan_)
         plan_->edges.push_back({d.from, id, d.source});
     return id;
+  }
+
+  // A layer whose kind counts its ops (LayerKind::op_count) makes `count` ops in one pass:
+  // checked against the limit before its rules make the first (an RNN of 10^8 steps would
+  // otherwise build gigabytes of ops before add() refused one).
+  void check_op_count(const Layer& layer, const std::vector<TensorInfo>& inputs, double count,
+                      std::string_view pass) const {
+    const double made = static_cast<double>(out_.graph.size());
+    if (made + count <= static_cast<double>(max_ops())) return;
+    throw UserError(fmt::format(
+        "{}: its {} pass makes {} ops at these sizes (input {}){}: more than the limit of {} ops "
+        "(--max-ops N raises it)",
+        layer.error_prefix(), pass, op_count_text(count),
+        inputs.empty() ? "?" : shape_str(inputs.front().shape),
+        made > 0 ? fmt::format(", after the {} ops before it", out_.graph.size()) : "", max_ops()));
   }
 
   void step(LoweringPlan::Step::Kind kind, std::size_t index, OpId op = kNoOp, double count = 0) {
@@ -371,6 +406,11 @@ class Lowerer {
     if (run_dtype)
       for (auto& t : outputs)
         if (is_float(t.dtype)) t.dtype = *run_dtype;
+    if (kind.op_count) {
+      std::vector<bool> needs;
+      for (const std::size_t t : rec.input_tensors) needs.push_back(tensors_[t].requires_grad);
+      check_op_count(layer, inputs, kind.op_count(layer, inputs, needs).forward, "forward");
+    }
     if (kind.weights) rec.weights = kind.weights(layer, inputs);
     rec.first_weight = micro_weights_;
     micro_weights_ += rec.weights.size();
@@ -382,6 +422,9 @@ class Lowerer {
         out_.weights.push_back({layer.name, w.name, w.elements});
         out_.parameters = add_parameters(layer, out_.parameters, w.elements);
       }
+    if (kind.shared_weight && micro_ == 0)
+      if (auto shared = kind.shared_weight(layer, inputs))
+        ties_.push_back({records_.size(), std::move(*shared)});
     if (rec.weights_cast) emit_weight_casts(rec, half_dtype(), deps, plan_rec.weight_casts);
     ForwardContext ctx(layer, inputs, outputs, options_.precision, training_);
     ctx.emitted().reserve(2);  // most kinds emit one or two ops: no Operator moved on growth
@@ -419,6 +462,54 @@ class Lowerer {
       plan_->records.push_back(std::move(plan_rec));
     }
     records_.push_back(std::move(rec));
+  }
+
+  // Each layer tied to another's weight (`tied_to`) after the first micro-batch's forward pass
+  // (an owner may come later): the owner must be another layer of the network, reached through
+  // ties without a cycle, holding the weight with the shape the tied layer needs. Otherwise
+  // the tied layer would have no weight at all and the parameters would silently lose it.
+  void resolve_ties() {
+    if (ties_.empty()) return;
+    std::unordered_map<std::string_view, std::size_t> record_of;
+    for (std::size_t i = 0; i < records_.size(); ++i) record_of.emplace(records_[i].layer->name, i);
+    std::unordered_map<std::size_t, const SharedWeight*> tie_of;
+    for (const auto& [r, shared] : ties_) tie_of.emplace(r, &shared);
+    for (const auto& [r, shared] : ties_) {
+      const Layer& layer = *records_[r].layer;
+      if (shared.owner == layer.name)
+        throw UserError(
+            fmt::format("{}: tied_to '{}' names the layer itself (tie it to the layer "
+                        "whose weight it shares)",
+                        layer.error_prefix(), excerpt(shared.owner)));
+      std::vector<std::string> chain{layer.name};
+      std::size_t owner = r;
+      for (const SharedWeight* link = &shared; link;) {
+        const auto found = record_of.find(link->owner);
+        if (found == record_of.end()) {
+          std::vector<std::string> names;
+          for (const Layer& l : net_.layers) names.push_back(l.name);
+          const bool exists = std::find(names.begin(), names.end(), link->owner) != names.end();
+          throw UserError(fmt::format(
+              "{}: tied_to '{}': {}", records_[owner].layer->error_prefix(), excerpt(link->owner),
+              exists ? "that layer is not lowered in this mode (a loss layer has no weight)"
+                     : "no layer of that name; " + suggestion(link->owner, names)));
+        }
+        if (std::find(chain.begin(), chain.end(), link->owner) != chain.end()) {
+          chain.push_back(link->owner);
+          throw UserError(
+              fmt::format("{}: tied_to forms a cycle ({}): no layer of it owns the "
+                          "weight",
+                          layer.error_prefix(), join(chain, " -> ")));
+        }
+        chain.push_back(link->owner);
+        owner = found->second;
+        const auto next = tie_of.find(owner);
+        link = next == tie_of.end() ? nullptr : next->second;
+      }
+      const LayerRecord& o = records_[owner];
+      const std::size_t w = shared_weight_index(layer, shared, *o.layer, o.weights);
+      if (plan_) plan_->ties.push_back({records_[r].plan_record, o.plan_record, w});
+    }
   }
 
   // The op whose completion makes d(loss)/d(tensor) available, summing contributions.
@@ -483,6 +574,10 @@ class Lowerer {
       for (const std::size_t t : rec.input_tensors) backward_inputs_.push_back(tensors_[t].info);
       backward_outputs_.clear();
       for (const std::size_t t : rec.output_tensors) backward_outputs_.push_back(tensors_[t].info);
+      if (rec.kind->op_count)
+        check_op_count(*rec.layer, backward_inputs_,
+                       rec.kind->op_count(*rec.layer, backward_inputs_, needs).backward,
+                       "backward");
       LoweringPlan::Record* plan_rec = plan_ ? &plan_->records[rec.plan_record] : nullptr;
       if (plan_rec) plan_rec->needs = needs;
       BackwardContext ctx(*rec.layer, backward_inputs_, backward_outputs_, std::move(needs),
@@ -716,7 +811,8 @@ class Lowerer {
   // refers to them).
   std::deque<Layer> synthesized_;
   std::string previous_;
-  std::map<std::string, std::string> overwritten_;  // tensor -> the in-place layer that did
+  std::vector<std::pair<std::size_t, SharedWeight>> ties_;  // record, the weight it shares
+  std::map<std::string, std::string> overwritten_;          // tensor -> the in-place layer that did
   int micro_ = 0;
   LoweringPlan* plan_ = nullptr;  // recorded when given
   // Data parallelism: the bucket of each weight, the weights each bucket still waits for,

@@ -1,6 +1,7 @@
 #include "graphs/lowering_plan.h"
 
 #include "graphs/ops/common.h"
+#include "util/suggest.h"
 
 namespace amdahl::graphs {
 
@@ -70,6 +71,23 @@ std::vector<std::vector<std::size_t>> gradient_buckets(const std::vector<std::in
 
 std::int64_t add_parameters(const Layer& layer, std::int64_t total, std::int64_t elements) {
   return ops::checked_size(layer, "the network's parameter count", CheckedInt(total) + elements);
+}
+
+std::size_t shared_weight_index(const Layer& layer, const SharedWeight& shared, const Layer& owner,
+                                const std::vector<Weight>& owner_weights) {
+  for (std::size_t i = 0; i < owner_weights.size(); ++i) {
+    const Weight& w = owner_weights[i];
+    if (w.name != shared.weight || w.shape.empty()) continue;
+    if (w.shape != shared.shape)
+      throw UserError(fmt::format("{}: tied_to '{}': its {} is {}; this layer needs {}",
+                                  layer.error_prefix(), excerpt(owner.name), w.name,
+                                  shape_str(w.shape), shape_str(shared.shape)));
+    return i;
+  }
+  throw UserError(fmt::format(
+      "{}: tied_to '{}': layer '{}' ({}) has no {} to share (tie to an "
+      "embedding or a linear layer)",
+      layer.error_prefix(), excerpt(owner.name), excerpt(owner.name), owner.kind, shared.weight));
 }
 
 }  // namespace amdahl::graphs

@@ -92,8 +92,15 @@ struct LoweringPlan {
     BytesSource source;
   };
 
+  // A layer that uses another's weight (`tied_to`), resolved: its record, the owner's record
+  // and the weight's index among the owner's (relower re-checks the shape at every point).
+  struct Tie {
+    std::size_t record = 0, owner = 0, weight = 0;
+  };
+
   LoweringOptions options;
   std::size_t layer_count = 0, input_count = 0;
+  std::vector<Tie> ties;
   std::deque<Layer> casts;
   std::vector<Record> records;
   std::vector<Step> steps;
@@ -110,6 +117,12 @@ void grad_cast_numbers(Operator& op, std::int64_t n, DType from);
 void grad_accumulate_numbers(Operator& op, std::int64_t elements);
 void update_numbers(Operator& op, OptimizerKind optimizer, double elements);
 void all_reduce_numbers(Operator& op, double elements);
+
+// The index of the weight `shared` names among `owner`'s weights (`layer` tied to `owner`,
+// LayerKind::shared_weight). Throws UserError located at `layer` when `owner` has no such weight
+// that can be shared (one with a stated shape) or its shape is not the one `layer` needs.
+std::size_t shared_weight_index(const Layer& layer, const SharedWeight& shared, const Layer& owner,
+                                const std::vector<Weight>& owner_weights);
 
 // The network's parameter count `total` plus one weight's `elements`; throws UserError located
 // at `layer` when the sum passes 2^63.

@@ -85,6 +85,13 @@ class Relowerer {
       }
       if (!ok) return false;
     }
+    for (const LoweringPlan::Tie& t : plan_.ties) {
+      const LoweringPlan::Record& r = plan_.records[t.record];
+      const auto shared = r.kind->shared_weight(layer_of(r), records_[t.record].inputs);
+      if (!shared || shared_weight_index(layer_of(r), *shared, layer_of(plan_.records[t.owner]),
+                                         records_[t.owner].weights) != t.weight)
+        return false;
+    }
     for (const LoweringPlan::Edge& e : plan_.edges)
       graph_.edge_bytes(e.from, e.to) = bytes_of(e.source);
     out_.memory = memory_footprint(out_);
@@ -161,6 +168,11 @@ class Relowerer {
     if (r.run_dtype)
       for (auto& t : sc.outputs)
         if (is_float(t.dtype)) t.dtype = *r.run_dtype;
+    // A kind that counts its ops says before its rules run whether the point unrolls it
+    // differently (lowering afresh then checks the limit before making any).
+    if (r.kind->op_count && r.kind->op_count(layer, sc.inputs, r.needs).forward !=
+                                static_cast<double>(r.forward_ops.size()))
+      return false;
     if (r.kind->weights)
       sc.weights = r.kind->weights(layer, sc.inputs);
     else
@@ -189,6 +201,9 @@ class Relowerer {
   bool backward(std::size_t index) {
     const LoweringPlan::Record& r = plan_.records[index];
     const Scratch& sc = records_[index];
+    if (r.kind->op_count && r.kind->op_count(layer_of(r), sc.inputs, r.needs).backward !=
+                                static_cast<double>(r.backward_ops.size()))
+      return false;
     BackwardContext ctx(layer_of(r), sc.inputs, sc.outputs, r.needs, plan_.options.precision);
     ctx.skip_names();
     ctx.reuse_shapes_of(&spare_);

@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "graphs/lower.h"
 #include "graphs/onnx/import_context.h"
 
 namespace amdahl::graphs::onnx {
@@ -31,13 +30,9 @@ void recurrent(ImportContext& ctx, const Node& node, const std::string& kind) {
   std::int64_t gh = 0;
   if (__builtin_mul_overflow(gates, hidden, &gh) || gh > (std::int64_t{1} << 40))
     ctx.fail(node, fmt::format("hidden_size {} is too large", hidden));
+  // (A sequence that unrolls into more ops than a lowering may make is lowering's error, counted
+  // before any op is made: LayerKind::op_count.)
   const Shape& xs = x.info.shape;
-  // The kinds unroll two ops per step and direction (graphs/ops/recurrent.cpp): a sequence
-  // that cannot fit the op limit is an error here, before lowering builds it op by op.
-  if (xs[0] > max_ops() / (2 * dirs))
-    ctx.fail(node, fmt::format("{} time steps x {} direction(s) unroll into more than the {} ops "
-                               "a lowering may make (--max-ops)",
-                               xs[0], dirs, max_ops()));
   const Shape want[3] = {{dirs, gh, xs[2]}, {dirs, gh, hidden}, {dirs, 2 * gh}};
   const char* names[3] = {"W", "R", "B"};
   for (int i = 1; i <= 3; ++i) {

@@ -199,6 +199,19 @@ void backward(BackwardContext& ctx) {
            static_cast<int>(i));
 }
 
+// The ops forward() and backward() emit, counted from the geometry: the keys' GEMM, then per
+// step the merge, two per layer, query, scores, softmax, context and output; backward per step
+// two per GEMM with a weight and one for the context, softmax and scores, a pointwise op per
+// layer; then the keys' two and a copy per initial state that needs a gradient.
+OpCount op_count(const Layer& layer, const std::vector<TensorInfo>& in,
+                 const std::vector<bool>& needs) {
+  const DecoderGeometry g = geometry(layer, in);
+  const double steps = d(g.td), layers = d(g.layers);
+  OpCount c{1 + steps * (6 + 2 * layers), steps * (9 + 3 * layers) + 2};
+  for (std::size_t i = 2; i < in.size(); ++i) c.backward += i < needs.size() && needs[i] ? 1 : 0;
+  return c;
+}
+
 }  // namespace
 
 void register_attention_decoder_ops(LayerRegistry& r) {
@@ -220,6 +233,7 @@ void register_attention_decoder_ops(LayerRegistry& r) {
       .weights = weights,
       .forward = forward,
       .backward = backward,
+      .op_count = op_count,
   });
 }
 

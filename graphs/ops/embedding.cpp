@@ -57,10 +57,11 @@ void register_embedding_ops(LayerRegistry& r) {
       .infer = infer,
       .weights =
           [](const Layer& layer, const std::vector<TensorInfo>&) {
-            return std::vector<Weight>{
-                {"weight", checked_size(layer, "weight",
-                                        CheckedInt(layer.get_int("num_embeddings")) *
-                                            layer.get_int("embedding_dim"))}};
+            const std::int64_t rows = layer.get_int("num_embeddings");
+            const std::int64_t dim = layer.get_int("embedding_dim");
+            return std::vector<Weight>{{"weight",
+                                        checked_size(layer, "weight", CheckedInt(rows) * dim),
+                                        Shape{rows, dim}}};
           },
       .forward =
           [](ForwardContext& ctx) {

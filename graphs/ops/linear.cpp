@@ -37,9 +37,18 @@ std::vector<Weight> linear_weights(const Layer& layer, const std::vector<TensorI
   const LinearGeometry g = linear_geometry(layer, in.front());
   std::vector<Weight> w;
   if (!layer.has("tied_to"))
-    w.push_back({"weight", checked_size(layer, "weight", CheckedInt(g.in) * g.out)});
+    w.push_back(
+        {"weight", checked_size(layer, "weight", CheckedInt(g.in) * g.out), Shape{g.out, g.in}});
   if (layer.get_bool("bias")) w.push_back({"bias", g.out});
   return w;
+}
+
+// A tied layer's weight is its owner's [out, in] matrix (lowering checks the owner and shape).
+std::optional<SharedWeight> linear_shared_weight(const Layer& layer,
+                                                 const std::vector<TensorInfo>& in) {
+  if (!layer.has("tied_to")) return std::nullopt;
+  const LinearGeometry g = linear_geometry(layer, in.front());
+  return SharedWeight{layer.get_string("tied_to"), "weight", Shape{g.out, g.in}};
 }
 
 void linear_forward(ForwardContext& ctx) {
@@ -160,12 +169,15 @@ void register_linear_ops(LayerRegistry& r) {
                            ParamType::kString,
                            false,
                            "",
-                           "reuse the weight of this layer (no parameters of its own)",
+                           "reuse the weight of this layer (no parameters of its own): an "
+                           "embedding's [num_embeddings, dim] table or a linear layer's [out, in] "
+                           "weight, of the shape [out_features, input features]",
                            {}}},
       .infer = linear_infer,
       .weights = linear_weights,
       .forward = linear_forward,
       .backward = linear_backward,
+      .shared_weight = linear_shared_weight,
   });
   r.add(LayerKind{
       .name = "matmul",

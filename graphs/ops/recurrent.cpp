@@ -175,6 +175,27 @@ void forward(Cell cell, ForwardContext& ctx) {
   }
 }
 
+// The ops forward() and backward() emit, counted as they do from the geometry alone: per layer
+// the input GEMM and two ops per step and direction; backward per layer two ops per step and
+// direction less the last step's data GEMM when no initial state needs a gradient, the input
+// gradient (not for layer 0 unless x needs one), dW_ih, dW_hh and the bias, then a copy per
+// initial state that needs a gradient.
+OpCount op_count(Cell cell, const Layer& layer, const std::vector<TensorInfo>& in,
+                 const std::vector<bool>& needs) {
+  const RnnGeometry g = geometry(cell, layer, in);
+  const auto need = [&](std::size_t i) { return i < needs.size() && needs[i]; };
+  const bool state_grad = need(1) || need(2);
+  const double steps = dprod(g.t, g.directions);
+  const double layers = d(g.layers);
+  OpCount c;
+  c.forward = layers * (1 + 2 * steps);
+  c.backward =
+      layers * (2 * steps - (state_grad ? 0 : d(g.directions)) + 3 + (g.bias_vectors > 0 ? 1 : 0)) -
+      (need(0) ? 0 : 1);
+  for (std::size_t i = 1; i < in.size(); ++i) c.backward += need(i) ? 1 : 0;
+  return c;
+}
+
 void backward(Cell cell, BackwardContext& ctx) {
   const RnnGeometry g = geometry(cell, ctx.layer, ctx.inputs);
   const double e = dtype_bytes(ctx.in().dtype);
@@ -267,6 +288,9 @@ LayerKind recurrent(Cell cell, std::string name, std::string summary) {
                         const std::vector<TensorInfo>& in) { return weights(cell, layer, in); },
       .forward = [cell](ForwardContext& ctx) { forward(cell, ctx); },
       .backward = [cell](BackwardContext& ctx) { backward(cell, ctx); },
+      .op_count = [cell](
+                      const Layer& layer, const std::vector<TensorInfo>& in,
+                      const std::vector<bool>& needs) { return op_count(cell, layer, in, needs); },
   };
 }
 
