@@ -252,7 +252,7 @@ std::string plot_name(const std::string& file) {
     throw UserError(
         fmt::format("--plot {}: the file name holds control characters or invalid "
                     "UTF-8 (shown as \\xNN)",
-                    excerpt(file)));
+                    printable(file)));
   return stem;
 }
 

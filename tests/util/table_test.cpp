@@ -23,6 +23,20 @@ TEST_CASE("table: Markdown rows with a '|' in a cell escaped, and CSV quoting co
   CHECK(csv.str() == "name,value\na|b,1.5\n\"c,d\",2\n");
 }
 
+TEST_CASE("table: a cell's escape sequence and newline are shown as text on its own line",
+          "[util][table]") {
+  Table t({"name", "value"});
+  t.add({"a\x1b[2J\nb", "1"});
+  std::ostringstream text, csv, html;
+  t.print(text);
+  t.print_csv(csv);
+  t.print_html(html);
+  // The cell is 13 characters wide as shown: the column is measured after encoding.
+  CHECK(text.str() == "name           value\n--------------------\na\\x1b[2J\\x0ab      1\n");
+  CHECK(csv.str() == "name,value\na\\x1b[2J\\x0ab,1\n");
+  CHECK(html.str().find("<td>a\\x1b[2J\\x0ab</td>") != std::string::npos);
+}
+
 TEST_CASE("parse_whole: decimal digits in range only", "[util][csv]") {
   using amdahl::parse_whole;
   CHECK(parse_whole("42", 0, 100) == 42);
