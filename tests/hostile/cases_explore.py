@@ -81,9 +81,9 @@ CASES = [
          message="batch", absent=CHECKPOINT),
     # An error in the base system's predictions (after the arguments parsed): no checkpoint.
     Case(name="base-refused-no-checkpoint",
-         args=["explore", "--models", "alexnet:batch=100000000", "--vary", "gpu0.clock=1GHz",
+         args=["explore", "--models", "alexnet:batch=10000000000000", "--vary", "gpu0.clock=1GHz",
                "-o", "out"],
-         message="alexnet", absent=CHECKPOINT),
+         message="beyond the 1e+09 s amdahl reports", absent=CHECKPOINT),
 
     # --cost that is not a finite number at some configuration: an error naming the expression
     # and the configuration, before any prediction (never an empty front with exit 0).
