@@ -25,7 +25,7 @@ TEST_CASE("measurement CSV round-trips with its provenance", "[calibrate]") {
                       1.5e-6,
                       10});
   const auto path = scratch_file("meas.csv");
-  write_file_atomically({path, measurements_text(set), {}, true});
+  amdahl::write_file_atomically({path, measurements_text(set), {}, true});
   const MeasurementSet back = read_measurements(path);
   REQUIRE(back.rows.size() == 1);
   CHECK(back.provenance.at("device") == "test");
