@@ -38,16 +38,29 @@ const CLI::Validator& at_least_one() {
   return v;
 }
 
+namespace {
+
+// A validator of a number option: "expected a number" unless `text` is one (strtod, whole),
+// else `rule`'s verdict on it (empty when it holds).
+template <class Rule>
+std::string check_number(const std::string& text, Rule rule) {
+  char* end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0')
+    return fmt::format("expected a number (got '{}')", excerpt(text));
+  return rule(x);
+}
+
+}  // namespace
+
 const CLI::Validator& finite_positive() {
   static const CLI::Validator v(
       [](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double x = std::strtod(text.c_str(), &end);
-        if (end == text.c_str() || *end != '\0')
-          return fmt::format("expected a number (got '{}')", excerpt(text));
-        return std::isfinite(x) && x > 0
-                   ? std::string()
-                   : fmt::format("must be a finite number > 0 (got {})", excerpt(text));
+        return check_number(text, [&](double x) {
+          return std::isfinite(x) && x > 0
+                     ? std::string()
+                     : fmt::format("must be a finite number > 0 (got {})", excerpt(text));
+        });
       },
       "NUMBER > 0");
   return v;
@@ -56,11 +69,7 @@ const CLI::Validator& finite_positive() {
 const CLI::Validator& speedup_factor() {
   static const CLI::Validator v(
       [](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double x = std::strtod(text.c_str(), &end);
-        if (end == text.c_str() || *end != '\0')
-          return fmt::format("expected a number (got '{}')", excerpt(text));
-        return model::speedup_factor_error(x, false);
+        return check_number(text, [](double x) { return model::speedup_factor_error(x, false); });
       },
       fmt::format("NUMBER {:g}..{:g}", model::kMinSpeedupFactor, model::kMaxSpeedupFactor));
   return v;

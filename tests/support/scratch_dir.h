@@ -20,6 +20,14 @@ inline const std::filesystem::path& scratch_dir() {
 // The path of `name` in the process's scratch folder.
 inline std::string scratch_file(const std::string& name) { return (scratch_dir() / name).string(); }
 
+// A fresh, empty folder `name` in the process's scratch folder, for one test case.
+inline std::filesystem::path scratch_folder(const std::string& name) {
+  const std::filesystem::path p = scratch_dir() / name;
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p;
+}
+
 // Writes `text` to `name` in the process's scratch folder and returns its path.
 inline std::string write_scratch_file(const std::string& name, const std::string& text) {
   const std::string path = scratch_file(name);

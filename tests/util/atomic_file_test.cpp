@@ -19,16 +19,9 @@ using amdahl::PendingFile;
 using amdahl::UserError;
 using amdahl::write_file_atomically;
 using amdahl::write_files_atomically;
-using amdahl::test::scratch_dir;
+using amdahl::test::scratch_folder;
 
 namespace {
-
-fs::path folder(const std::string& name) {
-  const fs::path p = scratch_dir() / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);
@@ -49,7 +42,7 @@ std::vector<std::string> leftovers(const fs::path& dir, const std::vector<std::s
 
 TEST_CASE("atomic file: a link planted at the old temporary's name is not written through",
           "[util][paths]") {
-  const fs::path dir = folder("atomic_planted");
+  const fs::path dir = scratch_folder("atomic_planted");
   const fs::path victim = dir / "victim.txt";
   std::ofstream(victim) << "precious\n";
   // The name the temporary once had (".STEM.tmp-PID.EXT"), guessable by anyone.
@@ -63,7 +56,7 @@ TEST_CASE("atomic file: a link planted at the old temporary's name is not writte
 }
 
 TEST_CASE("atomic file: a new file gets the permissions of the umask", "[util][paths]") {
-  const fs::path dir = folder("atomic_mode");
+  const fs::path dir = scratch_folder("atomic_mode");
   const mode_t old = ::umask(022);
   write_file_atomically({(dir / "f.csv").string(), "x\n"});
   ::umask(old);
@@ -74,7 +67,7 @@ TEST_CASE("atomic file: a new file gets the permissions of the umask", "[util][p
 
 TEST_CASE("atomic file: an existing target needs replace; nothing is left behind",
           "[util][paths]") {
-  const fs::path dir = folder("atomic_replace");
+  const fs::path dir = scratch_folder("atomic_replace");
   const std::string path = (dir / "f.yaml").string();
   std::ofstream(path) << "old\n";
   CHECK_THROWS_WITH(write_file_atomically({path, "new\n"}),
@@ -86,7 +79,7 @@ TEST_CASE("atomic file: an existing target needs replace; nothing is left behind
 }
 
 TEST_CASE("atomic file: a set with one refused target writes none", "[util][paths]") {
-  const fs::path dir = folder("atomic_set");
+  const fs::path dir = scratch_folder("atomic_set");
   REQUIRE(::mkfifo((dir / "pipe.csv").c_str(), 0600) == 0);
   std::ofstream(dir / "a.yaml") << "old\n";
   CHECK_THROWS_WITH(write_files_atomically({{(dir / "a.yaml").string(), "new\n", {}, true},
@@ -98,7 +91,7 @@ TEST_CASE("atomic file: a set with one refused target writes none", "[util][path
 }
 
 TEST_CASE("atomic file: a missing folder is named", "[util][paths]") {
-  const fs::path dir = folder("atomic_missing");
+  const fs::path dir = scratch_folder("atomic_missing");
   CHECK_THROWS_WITH(write_file_atomically({(dir / "no" / "f.yaml").string(), "x"}),
                     Catch::Contains("does not exist"));
 }

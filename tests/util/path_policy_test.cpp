@@ -16,17 +16,9 @@ namespace fs = std::filesystem;
 using amdahl::check_output_file;
 using amdahl::PathScope;
 using amdahl::UserError;
-using amdahl::test::scratch_dir;
+using amdahl::test::scratch_folder;
 
 namespace {
-
-// A fresh folder of the scratch folder, for one test case.
-fs::path folder(const std::string& name) {
-  const fs::path p = scratch_dir() / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
 
 std::string write(const fs::path& p, const std::string& text) {
   std::ofstream(p) << text;
@@ -36,8 +28,8 @@ std::string write(const fs::path& p, const std::string& text) {
 }  // namespace
 
 TEST_CASE("path policy: a named file resolves inside the scope, links followed", "[util][paths]") {
-  const fs::path top = folder("policy_read");
-  const fs::path outside = folder("policy_read_outside");
+  const fs::path top = scratch_folder("policy_read");
+  const fs::path outside = scratch_folder("policy_read_outside");
   write(top / "sys.yaml", "");
   write(top / "dev.yaml", "");
   write(outside / "secret.txt", "secret");
@@ -66,8 +58,8 @@ TEST_CASE("path policy: a named file resolves inside the scope, links followed",
 }
 
 TEST_CASE("path policy: allow_path adds a folder to scopes made after it", "[util][paths]") {
-  const fs::path top = folder("policy_allow");
-  const fs::path store = folder("policy_allow_store");
+  const fs::path top = scratch_folder("policy_allow");
+  const fs::path store = scratch_folder("policy_allow_store");
   write(store / "w.bin", "");
   fs::create_symlink(store / "w.bin", top / "w.bin");
   const std::string model = (top / "m.onnx").string();
@@ -77,7 +69,7 @@ TEST_CASE("path policy: allow_path adds a folder to scopes made after it", "[uti
 }
 
 TEST_CASE("path policy: an output replaces only a regular file, with replace", "[util][paths]") {
-  const fs::path dir = folder("policy_write");
+  const fs::path dir = scratch_folder("policy_write");
   const std::string absent = (dir / "absent.csv").string();
   const std::string existing = write(dir / "existing.csv", "old");
   CHECK_NOTHROW(check_output_file(absent, false, "--out"));
@@ -111,7 +103,7 @@ TEST_CASE("path policy: an output replaces only a regular file, with replace", "
 }
 
 TEST_CASE("path policy: an output never replaces a file the run reads", "[util][paths]") {
-  const fs::path dir = folder("policy_input");
+  const fs::path dir = scratch_folder("policy_input");
   const std::string input = write(dir / "input.csv", "a,b\n");
   fs::create_symlink(dir / "input.csv", dir / "link.csv");
   fs::create_hard_link(dir / "input.csv", dir / "hard.csv");
@@ -126,7 +118,7 @@ TEST_CASE("path policy: an output never replaces a file the run reads", "[util][
 }
 
 TEST_CASE("path policy: a file written in place is never opened through a link", "[util][paths]") {
-  const fs::path dir = folder("policy_in_place");
+  const fs::path dir = scratch_folder("policy_in_place");
   const std::string path = (dir / "checkpoint").string();
   std::FILE* f = amdahl::open_in_place(path, false, "the checkpoint");
   REQUIRE(f != nullptr);
