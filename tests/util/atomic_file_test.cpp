@@ -65,7 +65,7 @@ TEST_CASE("atomic file: a new file gets the permissions of the umask", "[util][p
   CHECK((st.st_mode & 0777) == 0644);
 }
 
-TEST_CASE("atomic file: an existing target needs replace; nothing is left behind",
+TEST_CASE("atomic file: an existing target needs replace and nothing is left behind",
           "[util][paths]") {
   const fs::path dir = scratch_folder("atomic_replace");
   const std::string path = (dir / "f.yaml").string();

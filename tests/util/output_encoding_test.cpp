@@ -9,7 +9,7 @@
 using amdahl::Lines;
 using amdahl::printable;
 
-TEST_CASE("printable: controls, C1, bidi overrides and invalid UTF-8 as \\xNN, the rest kept",
+TEST_CASE("printable: controls, C1, bidi overrides and invalid UTF-8 escaped as hex, the rest kept",
           "[util][encoding]") {
   CHECK(printable("resnet-50 (fp16), 8 GB") == "resnet-50 (fp16), 8 GB");
   // ESC [2J clears the screen; ESC ]0; retitles the window; BEL; DEL.
