@@ -857,9 +857,12 @@ void register_explore(CLI::App& app) {
                   "(the path with '_' for '.' and '-', or any unique tail of it) with quantities "
                   "('0.5 * peak_fp32 / 10TFLOP/s + bandwidth / 1TB/s'); default: each parameter "
                   "over its base value, summed");
+  // A gain per step above 100 (10,000%) is past any axis's reach: every knee would be its
+  // first value, printed as an absurd percentage.
   cmd->add_option("--knee", a->knee,
-                  "the least relative gain per step along an axis that counts, for the knees")
-      ->check(finite_positive())
+                  "the least relative gain per step along an axis that counts, for the knees "
+                  "(0.05: 5%; at most 100)")
+      ->check(positive_at_most(100))
       ->capture_default_str();
   cmd->add_option("--threads", a->threads,
                   fmt::format("worker threads per process, at most {} (0: the machine's cores "

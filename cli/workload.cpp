@@ -66,6 +66,19 @@ const CLI::Validator& finite_positive() {
   return v;
 }
 
+CLI::Validator positive_at_most(double most) {
+  return CLI::Validator(
+      [most](std::string& text) -> std::string {
+        return check_number(text, [&](double x) {
+          return std::isfinite(x) && x > 0 && x <= most
+                     ? std::string()
+                     : fmt::format("must be a number above 0 and at most {:g} (got {})", most,
+                                   excerpt(text));
+        });
+      },
+      fmt::format("NUMBER in (0, {:g}]", most));
+}
+
 const CLI::Validator& speedup_factor() {
   static const CLI::Validator v(
       [](std::string& text) -> std::string {

@@ -22,6 +22,8 @@ namespace amdahl::cli {
 // positive factors (CLI11's PositiveNumber accepts nan and prints its range as 309 digits).
 const CLI::Validator& at_least_one();
 const CLI::Validator& finite_positive();
+// A finite number above 0 and at most `most` (a threshold whose larger values mean nothing).
+CLI::Validator positive_at_most(double most);
 // A speed-up factor in model::kMinSpeedupFactor..kMaxSpeedupFactor (whatif --k).
 const CLI::Validator& speedup_factor();
 // --precision: a workload precision (util/precision.h parse_workload_precision), listing them.

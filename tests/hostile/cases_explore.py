@@ -64,6 +64,9 @@ CASES = [
     Case(name="knee-nan", args=SMALL + ["--knee", "nan"], message="--knee"),
     Case(name="knee-zero", args=SMALL + ["--knee", "0"], message="--knee"),
     Case(name="knee-negative", args=SMALL + ["--knee", "-0.5"], message="--knee"),
+    # A threshold no step reaches printed "gains less than 1e+302%" (the generated pass).
+    Case(name="knee-huge", args=SMALL + ["--knee", "1e300"],
+         message="--knee: must be a number above 0 and at most 100"),
     Case(name="models-gpus-zero",
          args=["explore", "--models", "alexnet:gpus=0", "--vary", "gpu0.clock=1GHz", "-o", "out"],
          message="gpus", absent=CHECKPOINT),
