@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 
 #include "calibrate/cpu/cpu_calibration.h"
 #include "calibrate/cpu/framework_kernels.h"
 #include "calibrate/deepbench.h"
 #include "calibrate/holdout.h"
+#include "calibrate/profile_kernels.h"
 #include "calibrate/profile_writer.h"
 #include "calibrate/torch_kernels.h"
 #include "hw/system_loader.h"
@@ -33,15 +35,19 @@ void require(const std::string& value, const char* what, const char* source) {
 std::vector<std::string> entry_sources(const Calibration& c, const std::string& what) {
   std::vector<std::string> out;
   for (const auto& f : c.fits)
-    out.push_back(fmt::format(
-        "fitted to {}: {} measurements{}; held out (every {}th shape) {}: median |err| {}, p90 "
-        "{}",
-        what, f.train.count,
-        f.structure.empty()
-            ? ""
-            : fmt::format("; structure '{}' (chosen by cross-validation on them)", f.structure),
-        kHoldOutEvery, f.held_out.count, percent(f.held_out.median_abs),
-        percent(f.held_out.p90_abs)));
+    out.push_back(
+        !f.source.empty()
+            ? f.source
+            : fmt::format("fitted to {}: {} measurements{}; held out (every {}th shape) {}: median "
+                          "|err| {}, p90 "
+                          "{}",
+                          what, f.train.count,
+                          f.structure.empty()
+                              ? ""
+                              : fmt::format("; structure '{}' (chosen by cross-validation on them)",
+                                            f.structure),
+                          kHoldOutEvery, f.held_out.count, percent(f.held_out.median_abs),
+                          percent(f.held_out.p90_abs)));
   return out;
 }
 
@@ -136,7 +142,11 @@ std::pair<double, const char*> measured_launch_latency(const LaunchTimes& launch
   return {0, ""};
 }
 
-CalibrationSummary fit_set(ReadSet in, const CalibrationRequest& r, CalibrationSummary s) {
+// Entries fitted after the measurement set's, on the device it calibrated (profile_kernels.h).
+using MoreFits = std::function<std::vector<ClassFit>(const hw::DeviceSpec&)>;
+
+CalibrationSummary fit_set(ReadSet in, const CalibrationRequest& r, CalibrationSummary s,
+                           const MoreFits& more = nullptr) {
   require(r.base, "the base device file", in.command.c_str());
   require(r.out, "the output device file", in.command.c_str());
   if (!in.link_out.empty() && in.link_base.empty())
@@ -156,6 +166,11 @@ CalibrationSummary fit_set(ReadSet in, const CalibrationRequest& r, CalibrationS
   if (allocation) base.allocation = {allocation->above_bytes, allocation->bytes_per_s};
   s.source = in.label;
   s.calibration = calibrate_device(set, base, plan_for(base, set), r.progress);
+  if (more)
+    for (ClassFit& f : more(s.calibration.device)) {
+      s.calibration.device.efficiency[f.entry] = f.params;
+      s.calibration.fits.push_back(std::move(f));
+    }
   s.copy_curves = fit_copy_curves(set);
   if (!in.link_out.empty() && s.copy_curves.empty())
     throw UserError(fmt::format("calibrate {}: {} has no copy rows ({}) for the link {}",
@@ -202,7 +217,19 @@ CalibrationSummary fit(const TorchKernelsSource& source, const CalibrationReques
   MeasurementSet set = read_torch_kernels(source.dir);
   const std::string label =
       fmt::format("{} kernels", fs::path(source.dir).lexically_normal().filename().string());
-  CalibrationSummary s = fit_set({set, label, "torch", source.link_base, source.link_out}, r, {});
+  // The profile's kernel rows beside the kernels, where the folder has them.
+  const fs::path profile = fs::path(source.dir) / kTorchProfile;
+  MoreFits more;
+  if (fs::exists(profile))
+    more = [&](const hw::DeviceSpec& device) {
+      return fit_profile_entries(
+          profile.string(),
+          fmt::format("{} {}", fs::path(source.dir).lexically_normal().filename().string(),
+                      kTorchProfile),
+          device);
+    };
+  CalibrationSummary s =
+      fit_set({set, label, "torch", source.link_base, source.link_out}, r, {}, more);
   if (!source.csv.empty()) {
     write_file_atomically({source.csv, measurements_text(set), {}, r.force});
     s.written.push_back({source.csv});

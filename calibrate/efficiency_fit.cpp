@@ -341,11 +341,13 @@ ClassFit fit_class(const hw::EfficiencyKey& entry, ModelForm form, const std::ve
   const hw::ClassEfficiency& start = setup.start;
   problem.params = setup.params;
   problem.cache_bytes_max = setup.cache_bytes_max;
-  if (train.size() < problem.params.size() + 1)
+  const std::size_t needed =
+      problem.params.size() + static_cast<std::size_t>(std::max(options.min_rows_over_params, 0));
+  if (train.size() < needed)
     throw UserError(fmt::format(
         "calibration of '{}' needs at least {} training measurements to fit {} parameters (got "
         "{})",
-        entry.name(), problem.params.size() + 1, problem.params.size(), train.size()));
+        entry.name(), needed, problem.params.size(), train.size()));
   for (const auto& s : train) {
     hw::EfficiencyKey phase = model::phase_efficiency_key(s.op), cls{s.op.op_class};
     phase.precision = cls.precision = model::entry_precision(s.op);

@@ -109,6 +109,9 @@ struct FitOptions {
   int gemm_pointwise_below_batch = 0;
   double gemm_single_max_input = 0;
   int max_evaluations = 4000;  // per Levenberg-Marquardt run
+  // The fewest training samples, less the free parameters: 1 leaves a residual to judge the
+  // fit by; 0 lets as many samples as parameters determine them (profile_kernels.h).
+  int min_rows_over_params = 1;
 };
 
 // One measurement with the fitted model's prediction (calibrate --residuals).
@@ -128,6 +131,7 @@ struct ClassFit {
   ErrorStats held_out;
   std::vector<Residual> residuals;  // every training and held-out sample, in that order
   std::string structure;            // FitOptions::name of the structure fitted
+  std::string source;  // the entry's `source:` text when the fit composes its own (profile fits)
   double cost = 0;                  // sum of squared log residuals over the training samples
   int evaluations = 0;
 };
@@ -149,7 +153,7 @@ ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::Devic
 // kMemoryBound from the base's `default` entry), never from the base's entry for the class, so
 // that refitting a calibrated file reproduces it; reports
 // the error on `held_out` (which never enters the fit). Throws UserError when there are fewer
-// training samples than free parameters plus one, when a sample's class differs, or when the
+// training samples than free parameters plus options.min_rows_over_params, when a sample's class differs, or when the
 // optimizer does not converge (naming the class, the tile pair and the optimizer's status).
 ClassFit fit_class(const hw::EfficiencyKey& entry, ModelForm form, const std::vector<Sample>& train,
                    const std::vector<Sample>& held_out, const hw::DeviceSpec& base,

@@ -22,6 +22,9 @@
 //                                                             (the framework's per-op host cost),
 //                                                             graph_launch (per replayed kernel)
 //
+// DIR/networks/profile.csv, where present, is the profile of whole training steps whose kernel
+// rows calibrate the classes no kernel file covers (profile_kernels.h).
+//
 // Errors: a missing file or column, a non-numeric or non-positive number, an unknown precision,
 // cell or benchmark name: UserError "file:line: column C: ..." naming what was expected.
 
@@ -32,5 +35,8 @@
 namespace amdahl::calibrate {
 
 MeasurementSet read_torch_kernels(const std::string& dir);
+
+// The profile's path inside DIR.
+inline constexpr const char* kTorchProfile = "networks/profile.csv";
 
 }  // namespace amdahl::calibrate

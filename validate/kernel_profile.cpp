@@ -98,14 +98,23 @@ const Rule kRules[] = {
 
 }  // namespace
 
+Phase kernel_phase(std::string_view name) {
+  const auto has = [&](std::string_view p) { return name.find(p) != std::string_view::npos; };
+  if (has("wgrad")) return Phase::kBackwardWeight;
+  if (has("bn_bw") || has("backward") || has("gradinput") || has("dgrad"))
+    return Phase::kBackwardData;
+  return Phase::kForward;
+}
+
 ProfileKeyClass classify_profile_key(std::string_view name) {
   for (const Rule& r : kRules) {
     const bool hit = r.match == Match::kPrefix   ? name.starts_with(r.pattern)
                      : r.match == Match::kSuffix ? name.ends_with(r.pattern)
                                                  : name.find(r.pattern) != std::string_view::npos;
-    if (hit) return {!r.op_class, r.op_class, r.family};
+    if (hit)
+      return {!r.op_class, r.op_class, r.family, r.op_class ? kernel_phase(name) : Phase::kForward};
   }
-  return {false, std::nullopt, kUnmapped};
+  return {false, std::nullopt, kUnmapped, kernel_phase(name)};
 }
 
 double ProfiledConfig::kernel_s_per_step() const {
@@ -145,7 +154,7 @@ std::vector<ProfiledConfig> read_kernel_profile(const std::string& path) {
     const std::string cls =
         k.op_class ? std::string(op_class_name(*k.op_class)) : std::string(kUnmapped);
     it->device_s_per_step[cls] += per_step;
-    it->kernels.push_back({t.cell(row, op), std::string(k.family), per_step,
+    it->kernels.push_back({t.cell(row, op), std::string(k.family), k.phase, per_step,
                            static_cast<double>(t.whole_number(row, calls, 0, kMaxCalls)) / s});
   }
   return configs;

@@ -24,7 +24,16 @@ struct ProfileKeyClass {
   bool host = false;
   std::optional<OpClass> op_class;  // set for a mapped device activity
   std::string_view family;          // the rule that matched ("cuDNN convolution", ...)
+  // The pass a device activity serves where its name says so (kernel_phase): kBackwardData
+  // for a gradient kernel, else kForward.
+  Phase phase = Phase::kForward;
 };
+
+// The pass a kernel name marks: cuDNN's batch-norm gradient (`bn_bw`), PyTorch's gradient
+// kernels (`..._backward...`, `..._gradinput...`) and cuDNN's data gradients (`dgrad`) are
+// kBackwardData, cuDNN's weight gradients (`wgrad`) kBackwardWeight; every other name, which
+// says nothing of its pass (cuBLAS GEMMs, elementwise kernels), kForward.
+Phase kernel_phase(std::string_view name);
 
 // The first rule of the table in kernel_profile.cpp whose pattern the name contains.
 ProfileKeyClass classify_profile_key(std::string_view name);
@@ -32,6 +41,7 @@ ProfileKeyClass classify_profile_key(std::string_view name);
 struct ProfiledKernel {
   std::string name;
   std::string family;
+  Phase phase = Phase::kForward;  // kernel_phase of its name
   double device_s_per_step = 0;
   double calls_per_step = 0;
 };
