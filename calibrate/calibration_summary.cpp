@@ -61,6 +61,11 @@ void print_algorithm_agreement(
   t.print(out);
 }
 
+// A held-out statistic, "-" for an entry that held nothing out (profile_kernels.h).
+std::string held_out_percent(const ClassFit& f, double value) {
+  return f.held_out.count > 0 ? percent(value) : std::string("-");
+}
+
 void print_fits(std::ostream& out, const Calibration& c) {
   Table t({"class", "train", "held out", "structure", "compute", "memory", "tile", "k_half",
            "latency", "cache", "held-out median |err|", "held-out p90 |err|",
@@ -71,7 +76,7 @@ void print_fits(std::ostream& out, const Calibration& c) {
            f.structure.empty() ? "-" : f.structure, fmt::format("{:.3f}", e.compute),
            fmt::format("{:.3f}", e.memory), tile_text(e), fmt::format("{:.4g}", e.gemm.k_half),
            fmt::format("{:.3g} us", e.latency_s * 1e6), cache_text(e),
-           percent(f.held_out.median_abs), percent(f.held_out.p90_abs),
+           held_out_percent(f, f.held_out.median_abs), held_out_percent(f, f.held_out.p90_abs),
            percent(f.train.median_abs)});
   }
   t.print(out);
@@ -79,6 +84,10 @@ void print_fits(std::ostream& out, const Calibration& c) {
       "\nheld out: every {}th shape of each class (calibrate/holdout.h), never used in the fit; "
       "{} rows fitted, {} rows of other classes not used.\n",
       kHoldOutEvery, c.rows_used, c.rows_ignored);
+  if (std::any_of(c.fits.begin(), c.fits.end(),
+                  [](const ClassFit& f) { return f.held_out.count == 0; }))
+    out << "entries with none held out are fitted to a profile's whole-network sums, every one "
+           "of them in the fit (calibrate/profile_kernels.h)\n";
   std::vector<std::pair<std::string, const std::vector<Residual>*>> entries;
   for (const auto& f : c.fits) entries.emplace_back(f.entry.name(), &f.residuals);
   print_algorithm_agreement(out, entries);
@@ -148,10 +157,13 @@ std::string signed_percent(double v) { return format_percent(v, true); }
 std::string CalibrationSummary::brief_report() const {
   std::vector<std::string> entries, files;
   double lo = 0, hi = 0;
+  bool any_held_out = false;
   for (const auto& f : calibration.fits) {
     entries.push_back(fmt::format("{} {}", f.entry.name(), f.train.count + f.held_out.count));
-    lo = entries.size() == 1 ? f.held_out.median_abs : std::min(lo, f.held_out.median_abs);
+    if (f.held_out.count == 0) continue;
+    lo = !any_held_out ? f.held_out.median_abs : std::min(lo, f.held_out.median_abs);
     hi = std::max(hi, f.held_out.median_abs);
+    any_held_out = true;
   }
   for (const auto& group : written) files.insert(files.end(), group.begin(), group.end());
   return fmt::format("{}: {} entries fitted ({}), held-out median |err| {}..{}; wrote {}", source,
