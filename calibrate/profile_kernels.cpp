@@ -55,17 +55,12 @@ const ProfileEntry kEntries[] = {
 
 // The zoo network a profiled configuration ran, lowered as that training step.
 graphs::LoweredNetwork lower_config(const validate::ProfiledConfig& c) {
-  const auto& zoo = graphs::zoo_pytorch_names();
-  const auto it = zoo.find(c.model);
-  if (it == zoo.end())
-    throw UserError(fmt::format("{}: column model: no zoo network is the PyTorch definition '{}'",
-                                c.where, c.model));
+  const std::string& zoo = graphs::zoo_network_for_pytorch(c.model, c.where + ": column model");
   graphs::LoweringOptions lo;
   lo.mode = graphs::Mode::kTrain;  // the profile's steps are training steps
   lo.precision = parse_workload_precision(c.precision, c.where + ": column precision");
   lo.fused_optimizer = kProfileOptimizer;
-  return graphs::lower(
-      graphs::bind_sizes(graphs::load_zoo_network(it->second), {{"batch", c.batch}}), lo);
+  return graphs::lower(graphs::bind_sizes(graphs::load_zoo_network(zoo), {{"batch", c.batch}}), lo);
 }
 
 }  // namespace

@@ -112,17 +112,12 @@ void print_runs(const validate::ValidationReport& r, const std::string& format) 
 // serve several of them, kernel_profile.h) and every class.
 void run_profile(const ValidateOptions& o, const hw::SystemSpec& system) {
   const auto configs = validate::read_kernel_profile(o.profile);
-  const auto& zoo = graphs::zoo_pytorch_names();
   Table t({"model", "workload", "batch", "class", "measured", "predicted", "error"});
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::pair<std::string, validate::ProfiledKernel>> unmapped;
   for (const auto& c : configs) {
-    const auto it = zoo.find(c.model);
-    if (it == zoo.end())
-      throw UserError(fmt::format("{}: column model: no zoo network is the PyTorch definition '{}'",
-                                  c.where, c.model));
     validate::MeasuredRun run;
-    run.workload = it->second;
+    run.workload = graphs::zoo_network_for_pytorch(c.model, c.where + ": column model");
     run.model = c.model;
     run.batch = c.batch;
     run.mode = "train";  // the profile's steps are training steps

@@ -64,6 +64,17 @@ const std::map<std::string, std::string>& zoo_pytorch_names() {
   return by_zoo.emplace(dir, read_pytorch_names()).first->second;
 }
 
+const std::string& zoo_network_for_pytorch(const std::string& pytorch_name,
+                                           const std::string& where) {
+  const auto& names = zoo_pytorch_names();
+  if (const auto it = names.find(pytorch_name); it != names.end()) return it->second;
+  std::vector<std::string> known;
+  for (const auto& [name, zoo] : names) known.push_back(name);
+  throw UserError(fmt::format(
+      "{}: no zoo network is the PyTorch definition '{}' (the zoo's pytorch_name values: {}; {})",
+      where, pytorch_name, join(known), suggestion(pytorch_name, known)));
+}
+
 const std::map<std::string, std::vector<std::string>>& zoo_suites() {
   static const std::map<std::string, std::vector<std::string>> kSuites{
       {"fathom", {"seq2seq", "memnet", "speech", "autoenc", "residual", "vgg", "alexnet", "deepq"}},

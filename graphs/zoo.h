@@ -17,6 +17,11 @@ Network load_zoo_network(const std::string& name);
 // them (`pytorch_name:`): PyTorch name -> zoo name. Throws UserError naming both files when
 // two zoo networks claim one PyTorch name. Read once per zoo folder in a process.
 const std::map<std::string, std::string>& zoo_pytorch_names();
+// The zoo network that is the PyTorch definition `pytorch_name`. Throws UserError
+// "`where`: no zoo network is the PyTorch definition 'X' (the zoo's pytorch_name values: ...)"
+// with the nearest name when none is (`where` names the file, line and column).
+const std::string& zoo_network_for_pytorch(const std::string& pytorch_name,
+                                           const std::string& where);
 
 // Named suites of zoo networks (`amdahl report --suite`), name -> members:
 //   fathom        the Fathom workloads as built (../shared/data/fathom-workloads.md)

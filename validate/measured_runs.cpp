@@ -120,26 +120,15 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path) {
                                           "gpus",
                                           "variable_update",
                                           "sizes"};
-  static const std::map<std::string, std::string> kNoNames;
-  const auto& zoo_by_pytorch_name = layout.pytorch_names ? graphs::zoo_pytorch_names() : kNoNames;
-  std::vector<std::string> pytorch_names;
-  for (const auto& [name, zoo] : zoo_by_pytorch_name) pytorch_names.push_back(name);
-
   std::vector<MeasuredRun> runs;
   for (std::size_t row = 0; row < t.size(); ++row) {
     MeasuredRun run;
     run.where = t.where(row);
     const std::string& name = t.cell(row, name_col);
     if (layout.pytorch_names) {
-      const auto it = zoo_by_pytorch_name.find(name);
-      if (it == zoo_by_pytorch_name.end())
-        throw UserError(
-            fmt::format("{}: column {}: no zoo network is the PyTorch definition '{}' (the zoo's "
-                        "pytorch_name values: {}; {})",
-                        run.where, layout.name_column, name, join(pytorch_names),
-                        suggestion(name, pytorch_names)));
       run.model = name;
-      run.workload = it->second;
+      run.workload = graphs::zoo_network_for_pytorch(
+          name, fmt::format("{}: column {}", run.where, layout.name_column));
     } else {
       if (name.empty())
         throw UserError(fmt::format("{}: column {}: empty (expected a zoo name or network file)",
