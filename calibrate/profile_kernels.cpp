@@ -60,6 +60,7 @@ graphs::LoweredNetwork lower_config(const validate::ProfiledConfig& c) {
   lo.mode = graphs::Mode::kTrain;  // the profile's steps are training steps
   lo.precision = parse_workload_precision(c.precision, c.where + ": column precision");
   lo.fused_optimizer = kProfileOptimizer;
+  lo.conv_bias_kernel = true;  // PyTorch on a GPU (graphs::LoweringOptions)
   return graphs::lower(graphs::bind_sizes(graphs::load_zoo_network(zoo), {{"batch", c.batch}}), lo);
 }
 

@@ -211,6 +211,11 @@ graphs::LoweringOptions lowering_options(const WorkloadOptions& o, const hw::Sys
   lo.mode = o.mode == "train" ? graphs::Mode::kTrain : graphs::Mode::kInfer;
   lo.precision = parse_workload_precision(o.precision, "--precision");
   lo.fused_optimizer = system.runtime.optimizer.impl != hw::OptimizerImpl::kLoop;
+  // Eager frameworks add a convolution's bias in a kernel of its own on a GPU (cuDNN), in the
+  // convolution's on a CPU (oneDNN): the device that runs the step decides.
+  // Without a system (`amdahl graph`) no device decides: the bias stays in the convolution.
+  const std::string& device = o.device.empty() ? system.default_device : o.device;
+  lo.conv_bias_kernel = !device.empty() && system.device(device).kind != hw::DeviceKind::kCpu;
   lo.accumulation_steps = o.accumulate;
   lo.data_parallel.replicas = o.gpus;
   lo.data_parallel.exchange = model::gradient_exchange(system.runtime.collectives.variable_update);

@@ -96,14 +96,21 @@ const LayerRegistry& layer_registry();
 class ForwardContext {
  public:
   ForwardContext(const Layer& layer, const std::vector<TensorInfo>& inputs,
-                 const std::vector<TensorInfo>& outputs, Precision precision, bool training)
-      : layer(layer), inputs(inputs), outputs(outputs), precision(precision), training(training) {}
+                 const std::vector<TensorInfo>& outputs, Precision precision, bool training,
+                 bool conv_bias_kernel = false)
+      : layer(layer),
+        inputs(inputs),
+        outputs(outputs),
+        precision(precision),
+        training(training),
+        conv_bias_kernel(conv_bias_kernel) {}
 
   const Layer& layer;
   const std::vector<TensorInfo>& inputs;
   const std::vector<TensorInfo>& outputs;
   Precision precision;
   bool training;
+  bool conv_bias_kernel;  // LoweringOptions::conv_bias_kernel
 
   const TensorInfo& in(std::size_t i = 0) const { return inputs.at(i); }
   const TensorInfo& out(std::size_t i = 0) const { return outputs.at(i); }

@@ -426,7 +426,8 @@ class Lowerer {
       if (auto shared = kind.shared_weight(layer, inputs))
         ties_.push_back({records_.size(), std::move(*shared)});
     if (rec.weights_cast) emit_weight_casts(rec, half_dtype(), deps, plan_rec.weight_casts);
-    ForwardContext ctx(layer, inputs, outputs, options_.precision, training_);
+    ForwardContext ctx(layer, inputs, outputs, options_.precision, training_,
+                       options_.conv_bias_kernel);
     ctx.emitted().reserve(2);  // most kinds emit one or two ops: no Operator moved on growth
     kind.forward(ctx);
     OpId last = deps.empty() ? kNoOp : deps.front().from;

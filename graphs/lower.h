@@ -86,6 +86,12 @@ struct LoweringOptions {
   Mode mode = Mode::kTrain;
   Precision precision = Precision::kFp32;
   bool fused_optimizer = false;
+  // A convolution's bias is its own elementwise kernel after the convolution, as eager
+  // frameworks run it on a GPU: cuDNN's convolution adds no bias, so PyTorch adds it with
+  // `output.add_(bias)` (aten/src/ATen/native/Convolution.cpp) and TensorFlow with a BiasAdd
+  // op. False: the bias is part of the convolution's own kernel, as oneDNN's primitive on a
+  // CPU computes it (and as a compiled runtime fuses it).
+  bool conv_bias_kernel = false;
   int accumulation_steps = 1;  // micro-batches per optimizer step; > 1 only when training
   DataParallel data_parallel;
 };

@@ -186,7 +186,7 @@ class Relowerer {
     for (std::size_t w = 0; w < r.weight_casts.size(); ++w)
       weight_cast_numbers(graph_.op(r.weight_casts[w]), sc.weights[w].elements, *r.run_dtype);
     ForwardContext ctx(layer, sc.inputs, sc.outputs, plan_.options.precision,
-                       plan_.options.mode == Mode::kTrain);
+                       plan_.options.mode == Mode::kTrain, plan_.options.conv_bias_kernel);
     ctx.skip_names();
     ctx.reuse_shapes_of(&spare_);
     ctx.emitted().reserve(r.forward_ops.size());

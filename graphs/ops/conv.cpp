@@ -140,18 +140,38 @@ std::vector<Weight> weights(const Layer& layer, const std::vector<TensorInfo>& i
   return w;
 }
 
+// The bias of a convolution with `k` output channels: one FLOP per output element, in the
+// convolution's own kernel (its FLOPs and the bias's bytes, returned as {flops, bytes} to add)
+// or, with ctx.conv_bias_kernel, as a broadcast add over the output in place after it.
+struct BiasInKernel {
+  double flops = 0;
+  double bytes = 0;
+};
+BiasInKernel conv_bias(ForwardContext& ctx, std::int64_t k) {
+  if (!ctx.layer.get_bool("bias")) return {};
+  const double e = dtype_bytes(ctx.in().dtype);
+  const double n = d(ctx.out().elements());
+  if (!ctx.conv_bias_kernel) return {n, e * d(k)};
+  Operator add =
+      ctx.make("bias", OpClass::kElementwise, n, ctx.out().bytes() + e * d(k), ctx.out().bytes());
+  add.in_place = true;
+  ctx.emit(std::move(add));
+  return {};
+}
+
 void forward(ForwardContext& ctx) {
   const ConvGeometry g = geometry(ctx.layer, ctx.in());
   const double e = dtype_bytes(ctx.in().dtype);
   const double weight_bytes = e * dprod(g.k, g.c / g.groups, g.r, g.s);
-  const bool bias = ctx.layer.get_bool("bias");
-  const double flops = g.forward_flops() + (bias ? d(ctx.out().elements()) : 0.0);
-  Operator op =
-      ctx.make("fwd", OpClass::kConv, flops,
-               e * g.input_read() + weight_bytes + (bias ? e * d(g.k) : 0.0), ctx.out().bytes());
+  Operator op = ctx.make("fwd", OpClass::kConv, g.forward_flops(),
+                         e * g.input_read() + weight_bytes, ctx.out().bytes());
   op.gemm = {g.output_grid(ctx.layer), g.k / g.groups, g.in_window(ctx.layer), g.groups};
   g.describe(op);
   ctx.emit(std::move(op));
+  const BiasInKernel bias = conv_bias(ctx, g.k);
+  Operator& conv = ctx.emitted().front();
+  conv.flops += bias.flops;
+  conv.bytes_read += bias.bytes;
 }
 
 void backward(BackwardContext& ctx) {
@@ -221,14 +241,15 @@ void transpose_forward(ForwardContext& ctx) {
   const ConvTransposeGeometry g = transpose_geometry(ctx.layer, ctx.in());
   const double e = dtype_bytes(ctx.in().dtype);
   const double weight_bytes = e * d(g.weight_elements(ctx.layer));
-  const bool bias = ctx.layer.get_bool("bias");
-  const double flops = g.forward_flops() + (bias ? d(ctx.out().elements()) : 0.0);
-  Operator op =
-      ctx.make("fwd", OpClass::kConv, flops,
-               ctx.in().bytes() + weight_bytes + (bias ? e * d(g.k) : 0.0), ctx.out().bytes());
+  Operator op = ctx.make("fwd", OpClass::kConv, g.forward_flops(), ctx.in().bytes() + weight_bytes,
+                         ctx.out().bytes());
   op.gemm = {g.input_grid(ctx.layer), g.out_window(ctx.layer), g.c / g.groups, g.groups};
   g.describe(op);
   ctx.emit(std::move(op));
+  const BiasInKernel bias = conv_bias(ctx, g.k);
+  Operator& conv = ctx.emitted().front();
+  conv.flops += bias.flops;
+  conv.bytes_read += bias.bytes;
 }
 
 void transpose_backward(BackwardContext& ctx) {

@@ -29,6 +29,7 @@ constexpr double kLatencyRecovered = 1e-2;
 double class_time(std::int64_t batch, OpClass cls, Phase phase, const hw::DeviceSpec& device) {
   graphs::LoweringOptions lo;
   lo.fused_optimizer = kProfileOptimizer;
+  lo.conv_bias_kernel = true;
   const graphs::LoweredNetwork net = graphs::lower(
       graphs::bind_sizes(graphs::load_zoo_network("resnet50"), {{"batch", batch}}), lo);
   double s = 0;

@@ -10,7 +10,7 @@
 using namespace amdahl::graphs;
 
 namespace {
-LoweredNetwork conv_net(ParamMap params, Shape input, Mode mode) {
+LoweredNetwork conv_net(ParamMap params, Shape input, Mode mode, bool conv_bias_kernel = false) {
   BoundNetwork net;
   net.name = "conv";
   net.inputs.push_back({"x", TensorInfo{input, DType::kF32}});
@@ -19,7 +19,7 @@ LoweredNetwork conv_net(ParamMap params, Shape input, Mode mode) {
   net.layers.push_back(test::with_defaults(test::layer("f", "flatten", {"c"}, {})));
   net.layers.push_back(
       test::with_defaults(test::layer("loss", "softmax_cross_entropy", {"f", "labels"}, {})));
-  return lower(net, {.mode = mode});
+  return lower(net, {.mode = mode, .conv_bias_kernel = conv_bias_kernel});
 }
 
 // x -> c1 -> c2 -> flatten -> loss, lowered for training: c2 has both backward ops (c1, the
@@ -139,4 +139,32 @@ TEST_CASE("a 1x1 stride-2 convolution reads a quarter of its input, its data gra
   const Operator* c1 = find(lowered, "c1.fwd");
   REQUIRE(c1);
   CHECK(c1->bytes_read == Approx(4 * (x_all + 8.0 * 8 * 9)));
+}
+
+TEST_CASE("with a bias kernel the bias is an in-place broadcast add after the convolution",
+          "[graphs][conv]") {
+  // The same N=2, C=3, H=W=8, K=4, 3x3 pad 1 convolution, its bias added as eager frameworks
+  // add it on a GPU (LoweringOptions::conv_bias_kernel).
+  const auto net =
+      conv_net({{"out_channels", std::int64_t{4}}, {"kernel", IntList{3}}, {"padding", IntList{1}}},
+               {2, 3, 8, 8}, Mode::kInfer, true);
+  const double n = 2, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, p = 8, q = 8;
+  const Operator* fwd = find(net, "c.fwd");
+  const Operator* bias = find(net, "c.bias");
+  REQUIRE(fwd);
+  REQUIRE(bias);
+  CHECK(fwd->flops == Approx(2 * n * k * p * q * c * r * s));
+  CHECK(fwd->bytes_read == Approx(4 * (n * c * h * w + k * c * r * s)));
+  CHECK(bias->op_class == OpClass::kElementwise);
+  CHECK(bias->flops == Approx(n * k * p * q));
+  CHECK(bias->bytes_read == Approx(4 * (n * k * p * q + k)));
+  CHECK(bias->bytes_written == Approx(4 * n * k * p * q));
+  CHECK(bias->in_place);
+  // Without a bias there is nothing to add.
+  const auto plain = conv_net({{"out_channels", std::int64_t{4}},
+                               {"kernel", IntList{3}},
+                               {"padding", IntList{1}},
+                               {"bias", false}},
+                              {2, 3, 8, 8}, Mode::kInfer, true);
+  CHECK_FALSE(find(plain, "c.bias"));
 }
