@@ -15,6 +15,7 @@ enum class Algorithm : std::uint8_t {
   kNarrow,    // the narrow (GEMV-like) kernel
   kWinograd,  // Winograd's transformed GEMM (tile of that GEMM), or the Winograd factor
   kSplitK,    // the reduction split into `split` parts
+  kDirect,    // a direct (depthwise) convolution kernel, bound by memory traffic (runs_direct)
 };
 
 // How the op reached that kernel: as itself, as the forward convolution a stride-1 data
@@ -30,7 +31,7 @@ struct KernelChoice {
 };
 
 // "-" for kNone; otherwise e.g. "gemm 128x64", "narrow", "winograd 128x32",
-// "split-K 4 x 128x128", prefixed "as forward: " or "im2col + BLAS: " for the lowerings.
+// "split-K 4 x 128x128", "direct", prefixed "as forward: " or "im2col + BLAS: " for the lowerings.
 std::string kernel_name(const KernelChoice& k);
 
 }  // namespace amdahl::model
