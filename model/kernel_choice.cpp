@@ -28,7 +28,7 @@ std::string kernel_name(const KernelChoice& k) {
                           : fmt::format("split-K {} x {}", k.split, tile);
       break;
     case Algorithm::kDirect:
-      name = "direct";
+      name = "direct depthwise";
       break;
   }
   switch (k.lowering) {
