@@ -305,6 +305,40 @@ graphs::Operator as_gemm_op(const graphs::Operator& op) {
   return g;
 }
 
+std::int64_t conv_group_channels(const graphs::Operator& op) {
+  if (op.op_class != graphs::OpClass::kConv || op.conv_groups <= 0 || op.conv_kernel <= 0 ||
+      op.gemm.empty())
+    return 0;
+  const std::int64_t taps = static_cast<std::int64_t>(op.conv_kernel) * op.conv_kernel;
+  switch (op.phase) {
+    case graphs::Phase::kForward:
+      return op.gemm.k / taps;
+    case graphs::Phase::kBackwardData:
+      return op.gemm.n;
+    case graphs::Phase::kBackwardWeight:
+      return op.gemm.n / taps;
+    default:
+      return 0;
+  }
+}
+
+bool runs_direct(const graphs::Operator& op, hw::DeviceKind kind) {
+  return kind == hw::DeviceKind::kGpu && op.conv_groups > 1 && conv_group_channels(op) == 1;
+}
+
+graphs::Operator direct_op(const graphs::Operator& op) {
+  graphs::Operator d = numbers_of(op);
+  d.op_class = graphs::OpClass::kElementwise;
+  d.gemm = {};
+  d.conv_kernel = 0;
+  d.conv_stride = 0;
+  d.conv_batch = 0;
+  d.conv_groups = 0;
+  d.conv_input_elements = 0;
+  d.conv_output_elements = 0;
+  return d;
+}
+
 hw::EfficiencyKey phase_efficiency_key(const graphs::Operator& op) {
   const bool phased =
       op.phase == graphs::Phase::kBackwardData || op.phase == graphs::Phase::kBackwardWeight;

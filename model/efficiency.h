@@ -190,6 +190,38 @@ bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv);
 // shapes.
 graphs::Operator as_gemm_op(const graphs::Operator& op);
 
+// Input channels per group, C/g, of a plain convolution with a square kernel (graphs/ops/conv.cpp's
+// implicit-GEMM dims: forward k = (C/g) R S, data gradient n = C/g, filter gradient
+// n = (C/g) R S); 0 for other ops.
+std::int64_t conv_group_channels(const graphs::Operator& op);
+
+// Depthwise convolutions (groups > 1 and one input channel per group: each output channel
+// reads one input channel, K a multiple of C) on a GPU run on direct kernels, not on GEMM
+// tiles, in all three directions and at every precision: PyTorch sends them to its own
+// depthwise kernels
+// (aten/src/ATen/native/cuda/DepthwiseConv2d.cu, conv_depthwise2d and its two gradients;
+// ConvUtils.h `is_depthwise`) or, at half precision, to cuDNN's depthwise kernels, direct
+// kernels too. Their implicit GEMM per group, N P Q x (K/g) x R S (forward), would have one
+// column per group, which no tile fills. A direct kernel reads its input and filter and writes
+// its output once, at 2 R S FLOPs per output element, so it is costed as the memory-bound op it
+// is (direct_op), with the device's `elementwise` entry at the non-tensor-core rate of the op's
+// precision:
+//   time = max(FLOPs / (non-tensor peak x compute), bytes / (bandwidth x memory(bytes)))
+//          + launch latency + latency
+// with `compute`, the bandwidth curve `memory(bytes)` and `latency` of that entry, and bytes
+// the op's input, filter and output at its precision. That entry standing for the depthwise
+// kernels is an assumption (no measurement here isolates one: docs/calibration.md gives its
+// range). Grouped convolutions with more channels per group (ResNeXt's 4 to 32) stay implicit
+// GEMMs per group, as cuDNN runs them. Dilated and transposed convolutions carry no groups
+// (OpNumbers::conv_groups) and stay GEMMs. On a CPU the rule does not apply: PyTorch runs
+// depthwise convolutions through oneDNN with its layout conversions, which the CPU's conv
+// entries describe (this machine's MobileNet-v2 steps at batch 32, docs/validation.md, came out
+// 12-14 points worse, -35% and -44%, with its depthwise layers costed as elementwise traffic).
+bool runs_direct(const graphs::Operator& op, hw::DeviceKind kind);
+// The op as its direct kernel is costed: class elementwise, no GEMM dims or convolution
+// geometry. Its numbers only: no names or shapes.
+graphs::Operator direct_op(const graphs::Operator& op);
+
 // Per-phase entries: a backward-data op looks up its class's backward-data entry
 // ("<class>_bwd_data") and a backward-weight op its backward-weight entry ("<class>_bwd_filter",
 // DeepBench's names; hw/efficiency_key.h). This key, the class entry for other phases.

@@ -27,6 +27,9 @@ std::string kernel_name(const KernelChoice& k) {
       name = tile.empty() ? fmt::format("split-K {}", k.split)
                           : fmt::format("split-K {} x {}", k.split, tile);
       break;
+    case Algorithm::kDirect:
+      name = "direct depthwise";
+      break;
   }
   switch (k.lowering) {
     case Lowering::kAsForward:

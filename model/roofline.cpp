@@ -126,6 +126,11 @@ OpCost Roofline::estimate(const graphs::Operator& op) const {
     c.kernel.lowering = Lowering::kIm2colGemm;
     return c;
   }
+  if (runs_direct(op, device_->kind)) {  // efficiency.h: a depthwise convolution's direct kernel
+    OpCost c = estimate(direct_op(op));
+    c.kernel = {Algorithm::kDirect};
+    return c;
+  }
   if (specific && specific->conv.as_forward > 0 && can_run_as_forward(op)) {
     // efficiency.h: the forward convolution it runs as, times the ratio.
     const double ratio = specific->conv.as_forward;

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "graphs/lower.h"
+#include "graphs/zoo.h"
 #include "model/roofline.h"
 #include "test_device.h"
 
@@ -261,4 +263,145 @@ TEST_CASE("starved convolutions may split their reduction", "[model][efficiency]
   e.gemm.split_k = 0;
   CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) == Approx(unsplit).epsilon(kTight));
   CHECK(kernel_name(compute_choice(op, e, hw::DeviceKind::kGpu, 10).kernel) == "gemm 64x64");
+}
+
+namespace {
+constexpr hw::DeviceKind kGpu = hw::DeviceKind::kGpu;
+
+// A plain convolution as graphs/ops/conv.cpp lowers it (N x C x H x W -> N x K x P x Q, R = S =
+// `kernel`, stride 1, fp32, no bias; X read whole): FLOPs 2 N K P Q (C/g) R S, bytes X, W and Y,
+// implicit GEMM per group as conv.cpp's comment gives it.
+graphs::Operator plain_conv(graphs::Phase phase, std::int64_t n, std::int64_t c, std::int64_t hw,
+                            std::int64_t k, int kernel, std::int64_t groups) {
+  graphs::Operator op;
+  op.op_class = graphs::OpClass::kConv;
+  op.phase = phase;
+  op.conv_kernel = kernel;
+  op.conv_stride = 1;
+  op.conv_batch = n;
+  op.conv_groups = groups;
+  const std::int64_t taps = static_cast<std::int64_t>(kernel) * kernel;
+  const std::int64_t grid = n * hw * hw;  // P = Q = H = W ("same" padding)
+  const double x = 4.0 * static_cast<double>(n * c * hw * hw);
+  const double y = 4.0 * static_cast<double>(n * k * hw * hw);
+  const double w = 4.0 * static_cast<double>(k * (c / groups) * taps);
+  op.conv_input_elements = x / 4;
+  op.conv_output_elements = y / 4;
+  op.flops = 2.0 * static_cast<double>(grid * k * (c / groups) * taps);
+  switch (phase) {
+    case graphs::Phase::kForward:
+      op.gemm = {grid, k / groups, (c / groups) * taps, groups};
+      op.bytes_read = x + w;
+      op.bytes_written = y;
+      break;
+    case graphs::Phase::kBackwardData:
+      op.gemm = {grid, c / groups, (k / groups) * taps, groups};
+      op.bytes_read = y + w;
+      op.bytes_written = x;
+      break;
+    default:
+      op.gemm = {k / groups, (c / groups) * taps, grid, groups};
+      op.bytes_read = y + x;
+      op.bytes_written = w;
+      break;
+  }
+  return op;
+}
+}  // namespace
+
+TEST_CASE("depthwise convolutions run on direct kernels, other grouped ones on GEMMs",
+          "[model][efficiency][direct]") {
+  for (const graphs::Phase phase :
+       {graphs::Phase::kForward, graphs::Phase::kBackwardData, graphs::Phase::kBackwardWeight}) {
+    INFO(graphs::phase_name(phase));
+    // Depthwise: C = K = groups = 32 (one channel per group), and with a channel multiplier
+    // of 2 (K = 64, still one input channel per group: PyTorch's is_depthwise).
+    CHECK(conv_group_channels(plain_conv(phase, 8, 32, 14, 32, 3, 32)) == 1);
+    CHECK(runs_direct(plain_conv(phase, 8, 32, 14, 32, 3, 32), kGpu));
+    CHECK(runs_direct(plain_conv(phase, 8, 32, 14, 64, 3, 32), kGpu));
+    CHECK(runs_direct(plain_conv(phase, 8, 32, 14, 32, 5, 32), kGpu));
+    // ResNeXt's grouped 3x3 (32 groups of 4 channels) and an ungrouped convolution: GEMMs.
+    CHECK(conv_group_channels(plain_conv(phase, 8, 128, 14, 128, 3, 32)) == 4);
+    CHECK_FALSE(runs_direct(plain_conv(phase, 8, 128, 14, 128, 3, 32), kGpu));
+    CHECK_FALSE(runs_direct(plain_conv(phase, 8, 32, 14, 32, 3, 1), kGpu));
+    // One input channel but no groups (a first layer on a one-channel image): a GEMM.
+    CHECK_FALSE(runs_direct(plain_conv(phase, 8, 1, 14, 32, 3, 1), kGpu));
+  }
+  // No groups recorded (dilated and transposed convolutions) or not a convolution.
+  graphs::Operator dilated = plain_conv(graphs::Phase::kForward, 8, 32, 14, 32, 3, 32);
+  dilated.conv_groups = 0;
+  CHECK_FALSE(runs_direct(dilated, kGpu));
+  graphs::Operator gemm = plain_conv(graphs::Phase::kForward, 8, 32, 14, 32, 3, 32);
+  gemm.op_class = graphs::OpClass::kGemm;
+  CHECK_FALSE(runs_direct(gemm, kGpu));
+  // On a CPU (oneDNN, with its layout conversions) the rule does not apply.
+  CHECK_FALSE(
+      runs_direct(plain_conv(graphs::Phase::kForward, 8, 32, 14, 32, 3, 32), hw::DeviceKind::kCpu));
+}
+
+TEST_CASE("MobileNet-v2's depthwise layers, and only they, run on direct kernels",
+          "[model][efficiency][direct]") {
+  // The lowering's own dims (graphs/ops/conv.cpp), every direction: the zoo network's
+  // depthwise convolutions are its layers named "dw" (groups: hidden).
+  graphs::LoweringOptions lo;
+  lo.mode = graphs::Mode::kTrain;
+  const graphs::LoweredNetwork net = graphs::lower(
+      graphs::bind_sizes(graphs::load_zoo_network("mobilenet-v2"), {{"batch", 2}}), lo);
+  const hw::DeviceSpec device = test::round_device();
+  int direct = 0, convs = 0;
+  for (std::size_t id = 0; id < net.graph.size(); ++id) {
+    const graphs::Operator& op = net.graph.op(id);
+    if (op.op_class != graphs::OpClass::kConv) continue;
+    ++convs;
+    INFO(op.name);
+    const bool depthwise = op.layer.size() > 3 && op.layer.substr(op.layer.size() - 3) == ".dw";
+    CHECK(runs_direct(op, kGpu) == depthwise);
+    CHECK((estimate(op, device).kernel.algorithm == Algorithm::kDirect) == depthwise);
+    direct += depthwise;
+  }
+  // 17 depthwise layers, each with a forward, a data and a filter gradient.
+  CHECK(direct == 17 * 3);
+  CHECK(convs > direct);
+}
+
+TEST_CASE("a direct kernel's time is its bytes at the elementwise bandwidth, or its FLOPs",
+          "[model][efficiency][direct]") {
+  // round_device: 1 TFLOP/s fp32 (FMA), 100 GB/s, no launch latency; elementwise at memory 0.5,
+  // compute 0.25, latency 2 us; the conv entry would run its GEMM at 0.9.
+  hw::DeviceSpec device = test::round_device();
+  device.peak[Precision::kBf16] = {8e12, hw::ComputeUnit::kTensor};
+  hw::ClassEfficiency elementwise{0.25, 0.5};
+  elementwise.latency_s = 2e-6;
+  device.efficiency[hw::entry("elementwise")] = elementwise;
+  device.efficiency[hw::entry("conv")] = hw::ClassEfficiency{0.9, 0.9};
+  // Depthwise 3x3, N = 2, C = K = 8, 8x8: X and Y 2 x 8 x 8 x 8 x 4 B = 4096 B each, W 8 x 9
+  // x 4 B = 288 B; 2 x 2 x 8 x 8 x 8 x 9 = 18432 FLOPs, 73.7 ns at 0.25 TFLOP/s against
+  // 8480 B / 50 GB/s = 169.6 ns: memory-bound.
+  const graphs::Operator fwd = plain_conv(graphs::Phase::kForward, 2, 8, 8, 8, 3, 8);
+  REQUIRE(fwd.bytes() == 4096 + 288 + 4096);
+  REQUIRE(fwd.flops == 18432);
+  const OpCost c = estimate(fwd, device);
+  CHECK(c.kernel.algorithm == Algorithm::kDirect);
+  CHECK(c.bound == Bound::kLatency);  // 2 us of latency against 170 ns of traffic
+  CHECK(c.memory_s == Approx((4096 + 288 + 4096) / (100e9 * 0.5)).epsilon(kTight));
+  CHECK(c.compute_s == Approx(18432 / (1e12 * 0.25)).epsilon(kTight));
+  CHECK(c.time_s == Approx((4096 + 288 + 4096) / (100e9 * 0.5) + 2e-6).epsilon(kTight));
+  // Each direction moves its own tensors: the filter gradient reads X and Y, writes W.
+  const graphs::Operator dw = plain_conv(graphs::Phase::kBackwardWeight, 2, 8, 8, 8, 3, 8);
+  CHECK(estimate(dw, device).time_s ==
+        Approx((4096 + 4096 + 288) / (100e9 * 0.5) + 2e-6).epsilon(kTight));
+  // A 7x7 depthwise layer at 0.01 of the FMA peak is compute-bound: 2 x 2 x 8 x 8 x 8 x 49
+  // = 100352 FLOPs at 10 GFLOP/s, 10 us, against 4096 + 1568 + 4096 B at 50 GB/s (195 ns).
+  device.efficiency[hw::entry("elementwise")].compute = 0.01;
+  const graphs::Operator wide = plain_conv(graphs::Phase::kForward, 2, 8, 8, 8, 7, 8);
+  const OpCost w = estimate(wide, device);
+  CHECK(w.bound == Bound::kCompute);
+  CHECK(w.time_s == Approx(100352 / (1e12 * 0.01) + 2e-6).epsilon(kTight));
+  // At bf16 the direct kernel runs on the FMA pipes, not the tensor cores: the fp32 rate.
+  graphs::Operator half = wide;
+  half.precision = Precision::kBf16;
+  CHECK(estimate(half, device).compute_s == Approx(100352 / (1e12 * 0.01)).epsilon(kTight));
+  // The same layer ungrouped (C/g = 8) is the conv entry's GEMM.
+  CHECK(estimate(plain_conv(graphs::Phase::kForward, 2, 8, 8, 8, 7, 1), device).kernel.algorithm ==
+        Algorithm::kGemm);
 }

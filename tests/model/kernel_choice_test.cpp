@@ -38,6 +38,7 @@ TEST_CASE("kernel names", "[model][kernel]") {
   CHECK(kernel_name({Algorithm::kWinograd, Lowering::kAsForward, 64, 64}) ==
         "as forward: winograd 64x64");
   CHECK(kernel_name({Algorithm::kGemm, Lowering::kIm2colGemm}) == "im2col + BLAS: gemm");
+  CHECK(kernel_name({Algorithm::kDirect}) == "direct depthwise");
 }
 
 TEST_CASE("compute_choice names the algorithm whose efficiency it returns", "[model][kernel]") {
