@@ -243,6 +243,46 @@ std::vector<AllReduceRow> read_deepbench_allreduce(const std::string& path) {
   return rows;
 }
 
+std::vector<AllReduceRow> read_tartan_allreduce(const std::string& dir, const std::string& version,
+                                                const std::string& dataset) {
+  std::vector<AllReduceRow> rows;
+  // `size_column`: the column of the size in bytes (packet.txt), else every row has `bytes`;
+  // `gpus_column` likewise, else 8 GPUs; `value`: the bus bandwidth (GB/s) or the time (ms).
+  auto read = [&](const std::string& name, const char* size_column, double bytes,
+                  const char* gpus_column, const char* value, bool time) {
+    const CsvTable t = CsvTable::read(fmt::format("{}/nccl-{}-{}.txt", dir, version, name));
+    const std::size_t c_op = t.column("OP"), c_value = t.column(value);
+    const std::size_t c_size = size_column ? t.column(size_column) : 0;
+    const std::size_t c_gpus = gpus_column ? t.column(gpus_column) : 0;
+    for (std::size_t r = 0; r < t.size(); ++r) {
+      if (t.cell(r, c_op) != "all_reduce_perf") continue;
+      AllReduceRow x;
+      x.where = t.where(r);
+      x.dataset = dataset;
+      x.gpu = "Tesla P100 SXM2 (DGX-1)";
+      x.algorithm = "NCCL " + version;
+      x.gpus = gpus_column ? static_cast<int>(t.whole_number(r, c_gpus, 1, kMaxGpusPerNode))
+                           : kMaxGpusPerNode;
+      x.bytes =
+          size_column ? t.measured(r, c_size, 1, hw::measured_range(hw::Dimension::kBytes)) : bytes;
+      if (time) {
+        x.measured_s = t.measured(r, c_value, 1e-3, hw::measured_range(hw::Dimension::kTime));
+      } else {
+        const double busbw = t.nonnegative_number(r, c_value) * 1e9;
+        if (busbw < kTartanLeastBusBandwidth)
+          x.algorithm = "rounded";
+        else if (x.gpus >= 2)
+          x.measured_s = x.bytes * 2 * (x.gpus - 1) / x.gpus / busbw;
+      }
+      rows.push_back(std::move(x));
+    }
+  };
+  read("bandwidth", nullptr, kTartanBandwidthBytes, "GPU", "Bandwidth", false);
+  read("latency", nullptr, 8, "GPU", "Latency", true);
+  read("packet", "Packet", 0, nullptr, "Bandwidth", false);
+  return rows;
+}
+
 bool fitted_allreduce_row(const AllReduceRow& r) {
   return r.gpus >= 2 && r.algorithm.rfind("NCCL", 0) == 0;
 }

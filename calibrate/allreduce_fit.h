@@ -69,6 +69,28 @@ inline constexpr std::size_t kMinTrainingRows = 3;
 // GPUs per node.
 std::vector<AllReduceRow> read_deepbench_allreduce(const std::string& path);
 
+// The all-reduce rows of the Tartan suite's NCCL files for one NCCL version (`version` "v1" or
+// "v2": `dir`/nccl-<version>-{bandwidth,latency,packet}.txt, shared/data/published/
+// dgx1-p100-tartan/README.md), as DeepBench rows of one dataset, `dataset`, algorithm
+// "NCCL <version>":
+//   bandwidth.txt  OP,GPU,Bandwidth: bus bandwidth (GB/s) at kTartanBandwidthBytes per rank on
+//                  GPU = 1..8 GPUs;
+//   latency.txt    OP,GPU,Latency: the time (ms) of an 8-byte all-reduce on GPU GPUs;
+//   packet.txt     OP,Packet,Bandwidth: bus bandwidth (GB/s) on 8 GPUs of a Packet-byte one.
+// An all-reduce's time from its bus bandwidth: S 2(p-1)/p / busbw (nccl-tests' busbw). Rows of
+// other collectives are skipped; a one-GPU row (no transfer) and a bus bandwidth printed with
+// fewer than two significant digits (below kTartanLeastBusBandwidth: 0.00 and 0.01 GB/s for the
+// smallest sizes) are kept as rows no fit uses (algorithm "rounded"), so the report counts them.
+// Throws UserError located at the row (file:line, column) for a missing column, a non-number, a
+// GPU count outside 1..kMaxGpusPerNode, a size or time outside measured_range, or a negative
+// bandwidth.
+inline constexpr double kTartanBandwidthBytes = 1024.0 * 1024 * 1024;  // nccl-tests' "1G"
+inline constexpr double kTartanLeastBusBandwidth = 0.10e9;             // B/s
+// The dataset name `calibrate allreduce --tartan` gives the DGX-1's NCCL 1.x rows.
+inline constexpr std::string_view kTartanDataset = "DGX-1_P100_NCCL1";
+std::vector<AllReduceRow> read_tartan_allreduce(const std::string& dir, const std::string& version,
+                                                const std::string& dataset);
+
 // Whether a row is one a fit uses: an NCCL algorithm, at least 2 GPUs (one node: step 1;
 // several: step 2).
 bool fitted_allreduce_row(const AllReduceRow& r);

@@ -150,18 +150,25 @@ const std::map<std::string, std::string>& old_forms() {
 
 struct AllReduceOptions {
   std::string dir;
+  std::string tartan;
   bool rows = false;
   std::string out_dir;
   bool force = false;
 };
 
+void print_allreduce_rows(const AllReduceOptions& o,
+                          const std::vector<calibrate::AllReduceFit>& fits);
+
 // calibrate allreduce: one row per DeepBench dataset; with `rows`, every fitted row too; with
 // -o, the fitted boxes as catalog systems.
 void run_allreduce(const AllReduceOptions& o) {
   OutputDir out(o.out_dir, o.force);  // checked before the fit
-  const std::string path = o.dir + "/deepbench_allreduce.csv";
-  const std::vector<calibrate::AllReduceFit> fits =
-      calibrate::fit_allreduce(calibrate::read_deepbench_allreduce(path));
+  const std::string path = o.tartan.empty() ? o.dir + "/deepbench_allreduce.csv"
+                                            : o.tartan + "/nccl-v1-{bandwidth,latency,packet}.txt";
+  const std::vector<calibrate::AllReduceFit> fits = calibrate::fit_allreduce(
+      o.tartan.empty() ? calibrate::read_deepbench_allreduce(path)
+                       : calibrate::read_tartan_allreduce(o.tartan, "v1",
+                                                          std::string(calibrate::kTartanDataset)));
   if (out) {
     const calibrate::AllReduceCatalog catalog =
         calibrate::allreduce_catalog(fits, o.dir, hw::catalog_dir(), o.out_dir);
@@ -205,6 +212,10 @@ void run_allreduce(const AllReduceOptions& o) {
     t.add(row);
   }
   t.print(std::cout);
+  if (!o.tartan.empty()) {  // one node: Tartan ran on one DGX-1
+    print_allreduce_rows(o, fits);
+    return;
+  }
   std::cout << "\nover several nodes, 2(p-1)(a + S/(p min(B, N))) with the levels above fixed "
                "(multi-node NCCL rows; every fifth held out):\n";
   Table n({"dataset", "fitted", "held out", "a (step)", "N (network)", "train median/p90",
@@ -224,7 +235,14 @@ void run_allreduce(const AllReduceOptions& o) {
         "no network fit (fewer than {} multi-node NCCL rows to train on; counted as not "
         "fitted): {}\n",
         calibrate::kMinTrainingRows, join(without, ", "));
+  print_allreduce_rows(o, fits);
+}
+
+// With `rows`, every fitted row of `fits` with its prediction.
+void print_allreduce_rows(const AllReduceOptions& o,
+                          const std::vector<calibrate::AllReduceFit>& fits) {
   if (!o.rows) return;
+  auto us = [](double s) { return fmt::format("{:.1f} us", s * 1e6); };
   std::cout << "\nrows:\n";
   Table r({"where", "dataset", "algorithm", "gpus", "nodes", "bytes", "measured", "predicted",
            "error", "split"});
@@ -300,15 +318,32 @@ void register_calibrate(CLI::App& app) {
       "fit the collectives' ring step latency, hop and network bandwidth to DeepBench's "
       "all-reduce runs and report held-out errors per dataset (calibrate/allreduce_fit.h); with "
       "-o, write each fitted box as catalog systems and links");
-  ar->add_option("--dir", ar_options->dir, "DeepBench data folder (shared/data/deepbench)")
-      ->required()
-      ->check(CLI::ExistingDirectory);
+  CLI::Option* ar_dir =
+      ar->add_option("--dir", ar_options->dir, "DeepBench data folder (shared/data/deepbench)")
+          ->check(CLI::ExistingDirectory);
+  CLI::Option* ar_tartan =
+      ar->add_option("--tartan", ar_options->tartan,
+                     "instead: the Tartan suite's DGX-1 folder (shared/data/published/"
+                     "dgx1-p100-tartan), its NCCL 1.x all-reduce rows fitted on the DGX-1's PCIe "
+                     "tree (NCCL 1.x moved no data over NVLink there); the DGX-1's system file "
+                     "holds the result (docs/calibration-collectives.md)")
+          ->check(CLI::ExistingDirectory)
+          ->excludes(ar_dir);
+  ar_dir->excludes(ar_tartan);
   ar->add_flag("--rows", ar_options->rows, "also print every fitted row with its prediction");
   ar->add_option("-o,--out", ar_options->out_dir,
                  "catalog folder to write systems/deepbench-*.yaml and links/deepbench-*.yaml "
                  "into, beside its devices/ (the shipped ones: -o hw/catalog --force)");
   ar->add_flag("--force", ar_options->force, "write into a folder that is not empty");
-  ar->callback([ar_options] { run_allreduce(*ar_options); });
+  ar->callback([ar_options] {
+    if (ar_options->dir.empty() == ar_options->tartan.empty())
+      throw UserError("calibrate allreduce: give --dir (DeepBench) or --tartan (the DGX-1)");
+    if (!ar_options->tartan.empty() && !ar_options->out_dir.empty())
+      throw UserError(
+          "calibrate allreduce: -o writes DeepBench's boxes; the Tartan fit is the DGX-1 "
+          "system's own (hw/catalog/systems/dgx1-p100.yaml, runtime.collectives)");
+    run_allreduce(*ar_options);
+  });
 
   CLI::App* check = cmd->add_subcommand(
       "check",

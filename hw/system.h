@@ -165,6 +165,18 @@ struct CollectiveSpec {
   VariableUpdate variable_update = VariableUpdate::kDdp;
   double step_latency_s = 0;    // time of one ring or tree step, its hop included
   double bucket_cap_bytes = 0;  // gradient bucket of data-parallel training
+  // Whether the library moves data over links that join two accelerators directly (NVLink);
+  // false: only through the host's tree (PCIe switches, root complexes, the sockets' link), as
+  // NCCL 1.x on the DGX-1 (P100) did (Tartan, shared/data/published/dgx1-p100-tartan).
+  bool peer_links = true;
+  // The library's achieved bandwidth per direction of a hop over links of a model, in place of
+  // the link file's p2p (hw::Topology's collective view); each model one a link of the system
+  // has (load_system checks).
+  struct LinkBandwidth {
+    std::string link_model;
+    double bytes_per_s = 0;
+  };
+  std::vector<LinkBandwidth> link_bandwidth;
   std::string source;
   std::vector<std::string> assumptions;  // defaults applied while loading
 };

@@ -197,11 +197,16 @@ CollectiveSpec to_collectives(const Record& r) {
   c.variable_update = *parse_variable_update(r.text("variable_update"));  // the schema checked it
   c.step_latency_s = r.number("step_latency");
   c.bucket_cap_bytes = r.number("bucket_cap");
+  c.peer_links = r.boolean("peer_links");
+  if (r.has("link_bandwidth"))
+    for (const Record& l : r.list("link_bandwidth"))
+      c.link_bandwidth.push_back({l.text("link"), l.number("bandwidth")});
   c.source = r.text_or("source", "");
-  // The variable update is a choice of framework, stated by the prediction, not a number
-  // assumed.
+  // The variable update and the links the library takes are choices of software, stated by the
+  // prediction, not numbers assumed.
   for (const Field& f : collectives_schema())
-    if (f.key != "variable_update" && r.has(f.key) && r.value(f.key).defaulted)
+    if (f.key != "variable_update" && f.key != "peer_links" && r.has(f.key) &&
+        r.value(f.key).defaulted)
       c.assumptions.push_back(
           fmt::format("{}.{} = {}: {}", r.path(), f.key, r.text(f.key), f.description));
   return c;
@@ -560,6 +565,24 @@ SystemSpec load_system(const std::string& name_or_path) {
     diags.add(r.value("nodes").where, "nodes",
               "a system of more than one node needs `network` (the links between its nodes)",
               fmt::format("'{}'", s.nodes));
+  }
+  // The collectives' link_bandwidth names link models the system has.
+  if (r.map("runtime").has("collectives") &&
+      r.map("runtime").map("collectives").has("link_bandwidth")) {
+    std::vector<std::string> models;
+    for (const LinkSpec& l : s.links)
+      if (std::find(models.begin(), models.end(), l.model) == models.end())
+        models.push_back(l.model);
+    if (s.network && std::find(models.begin(), models.end(), s.network->link.model) == models.end())
+      models.push_back(s.network->link.model);
+    for (const Record& l : r.map("runtime").map("collectives").list("link_bandwidth")) {
+      const Value& model = l.value("link");
+      if (problems.empty() && std::find(models.begin(), models.end(), model.text) == models.end())
+        diags.add(model.where, l.path() + ".link",
+                  fmt::format("no link of this system is of this model; {}",
+                              suggestion(model.text, models)),
+                  fmt::format("'{}'", excerpt(model.text)));
+    }
   }
   problems.insert(problems.end(), diags.items().begin(), diags.items().end());
   if (problems.empty()) {

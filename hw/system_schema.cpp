@@ -161,6 +161,20 @@ const std::vector<Field>& collectives_schema() {
                  "parameter-server-cpu or parameter-server-gpu (TensorFlow 1.x, variables on the "
                  "host CPU or spread over the GPUs)")
           .def("ddp"),
+      bool_field("peer_links",
+                 "whether the library moves data over links that join two accelerators "
+                 "directly (NVLink); false: only through the host's PCIe tree, as NCCL 1.x on the "
+                 "DGX-1 (P100) did (Tartan)")
+          .def("true"),
+      list_field("link_bandwidth",
+                 {string_field("link", "a link model of this system (a link file's `name`)").req(),
+                  quantity_field("bandwidth", Dimension::kBandwidth,
+                                 "achieved per direction of one hop over such a link")
+                      .req()
+                      .positive(),
+                  string_field("source", "where the number comes from").req()},
+                 "the library's achieved hop bandwidth over links of a model, in place of the "
+                 "link file's p2p (e.g. fitted by `calibrate allreduce --tartan`)"),
       quantity_field("bucket_cap", Dimension::kBytes,
                      "gradient bucket of data-parallel training (absent: 25 MiB, PyTorch DDP's "
                      "bucket_cap_mb default)")

@@ -116,7 +116,7 @@ ShortestPaths shortest_from(const Topology::NodeGraph& graph, const std::vector<
 
 std::string Path::str() const { return join(vertices, ">"); }
 
-Topology::Topology(const SystemSpec& system)
+Topology::Topology(const SystemSpec& system, LinkUse use)
     : system_name_(system.name), system_file_(system.file), nodes_(system.nodes) {
   std::map<std::string, std::size_t> local;
   for (const DeviceSpec& d : system.devices) {
@@ -162,10 +162,27 @@ Topology::Topology(const SystemSpec& system)
       specs.push_back({fmt::format("nic{}", j), &system.network->link});
     }
 
+  // The collective view (LinkUse): the links it leaves out of the graph, and its bandwidths.
+  const CollectiveSpec& collectives = system.runtime.collectives;
+  auto accelerator = [&](std::size_t v) {
+    return v < system.devices.size() && system.devices[v].kind != DeviceKind::kCpu;
+  };
+  auto left_out = [&](std::size_t j) {
+    return use == LinkUse::kCollectives && !collectives.peer_links &&
+           accelerator(local_links_[j].from) && accelerator(local_links_[j].to);
+  };
+  // The bandwidth a transfer gets over a link of `spec` in this view, and whether measured.
+  auto rate = [&](const LinkSpec& spec) -> std::pair<double, bool> {
+    if (use == LinkUse::kCollectives)
+      for (const CollectiveSpec::LinkBandwidth& b : collectives.link_bandwidth)
+        if (b.link_model == spec.model) return {b.bytes_per_s, true};
+    return {spec.p2p_bandwidth(), spec.p2p_bytes_per_s.has_value()};
+  };
   graph_ = NodeGraph(local_names_.size());
   for (std::size_t j = 0; j < local_links_.size(); ++j) {
-    boost::add_edge(local_links_[j].from, local_links_[j].to, LocalEdge{j}, graph_);
-    local_bandwidth_.push_back(specs[j].spec->p2p_bandwidth());
+    if (!left_out(j))
+      boost::add_edge(local_links_[j].from, local_links_[j].to, LocalEdge{j}, graph_);
+    local_bandwidth_.push_back(rate(*specs[j].spec).first);
     local_latency_.push_back(specs[j].spec->latency_s);
   }
   bandwidth_levels_ = local_bandwidth_;
@@ -194,10 +211,10 @@ Topology::Topology(const SystemSpec& system)
       auto name_of = [&](std::size_t v) {
         return v == fabric && multi ? std::string(kFabric) : vertex_name(k, local_names_[v]);
       };
+      const auto [bandwidth, measured] = rate(l);
       links_.push_back({multi ? fmt::format("n{}.{}", k, specs[j].name) : specs[j].name,
                         name_of(local_links_[j].from), name_of(local_links_[j].to), l.model,
-                        l.p2p_bandwidth(), l.bandwidth_bytes_per_s, l.latency_s,
-                        l.p2p_bytes_per_s.has_value()});
+                        bandwidth, l.bandwidth_bytes_per_s, l.latency_s, measured});
     }
 }
 

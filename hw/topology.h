@@ -69,11 +69,18 @@ struct Path {
   std::string str() const;
 };
 
+// Which links a Topology's paths may take and at what bandwidth: every link at its p2p
+// bandwidth (kAll: copies, the parameter server), or as the runtime's collective library moves
+// data (kCollectives: without the links that join two accelerators when
+// `collectives.peer_links` is false, and at `collectives.link_bandwidth` over the link models
+// it names). Both views index links() alike.
+enum class LinkUse { kAll, kCollectives };
+
 class Topology {
  public:
   // Throws UserError naming the system file when a link or `network.attach` names no device
   // (load_system has checked both for a loaded system).
-  explicit Topology(const SystemSpec& system);
+  explicit Topology(const SystemSpec& system, LinkUse use = LinkUse::kAll);
 
   const std::string& system_name() const { return system_name_; }
   const std::string& system_file() const { return system_file_; }

@@ -96,14 +96,15 @@ struct CollectiveCost {
 
 class CollectiveGroup {
  public:
-  // devices: topology vertex names (hw::data_parallel_devices' result), at least one, each
-  // once. Chooses the ring order that maximises the ring's bandwidth (then the least step
-  // latency, then the fewest link crossings): every order with the first device fixed for up
-  // to 8 devices in a node; beyond 8, the nearest device next (widest path, then fewest hops).
-  // Over several nodes, each node's best ring is cut once so the ring enters and leaves every
-  // node once, nodes in the order of `devices`, the cut and direction that give the widest ring.
-  // Throws UserError naming the system file and the devices when they are not all devices of
-  // one model, or not all joined by links.
+  // topology: the collective library's view of the system (hw::LinkUse::kCollectives: the
+  // links it takes, at its hop bandwidths). devices: topology vertex names
+  // (hw::data_parallel_devices' result), at least one, each once. Chooses the ring order that
+  // maximises the ring's bandwidth (then the least step latency, then the fewest link crossings):
+  // every order with the first device fixed for up to 8 devices in a node; beyond 8, the nearest
+  // device next (widest path, then fewest hops). Over several nodes, each node's best ring is cut
+  // once so the ring enters and leaves every node once, nodes in the order of `devices`, the cut
+  // and direction that give the widest ring. Throws UserError naming the system file and the
+  // devices when they are not all devices of one model, or not all joined by links.
   CollectiveGroup(const hw::Topology& topology, std::vector<std::string> devices,
                   const hw::CollectiveSpec& spec);
 

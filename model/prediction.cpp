@@ -126,7 +126,8 @@ hw::VariableUpdate variable_update_of(graphs::GradientExchange exchange,
 }
 
 struct DataParallelGroup {
-  hw::Topology topology;
+  hw::Topology topology;             // copies and the parameter server
+  hw::Topology collective_topology;  // the collective library's links (hw::LinkUse)
   CollectiveGroup group;
   std::optional<ParameterServer> parameter_server;                // when the step's exchange is one
   hw::VariableUpdate variable_update = hw::VariableUpdate::kDdp;  // as the step was lowered
@@ -135,7 +136,8 @@ struct DataParallelGroup {
   std::array<std::uint8_t, kCollectiveAlgorithmCount> host_link_use{};
   DataParallelGroup(const hw::SystemSpec& system, const graphs::LoweredNetwork& net)
       : topology(system),
-        group(topology, hw::data_parallel_devices(system, net.replicas),
+        collective_topology(system, hw::LinkUse::kCollectives),
+        group(collective_topology, hw::data_parallel_devices(system, net.replicas),
               system.runtime.collectives) {
     variable_update = variable_update_of(net.exchange, system.runtime.collectives.variable_update);
     if (net.exchange == graphs::GradientExchange::kParameterServer)

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <utility>
 
@@ -13,6 +16,7 @@
 #include "hw/system_loader.h"
 #include "hw/topology.h"
 #include "model/collective.h"
+#include "scratch_dir.h"
 #include "util/error.h"
 
 using namespace amdahl;
@@ -274,4 +278,102 @@ TEST_CASE("allreduce fit: bad rows are located errors", "[calibrate][allreduce]"
   uneven.push_back(odd);
   CHECK_THROWS_WITH(fit_allreduce(uneven),
                     Contains("toy.csv:40: n_gpus: 6 GPUs do not divide evenly over 4 nodes"));
+}
+
+namespace {
+
+// A Tartan folder (shared/data/published/dgx1-p100-tartan/README.md) of NCCL `version` files
+// holding the given bodies under their headers.
+std::string tartan_folder(const std::string& name, const std::string& bandwidth,
+                          const std::string& latency, const std::string& packet) {
+  const std::filesystem::path dir = amdahl::test::scratch_folder(name);
+  std::ofstream(dir / "nccl-v1-bandwidth.txt") << "OP,GPU,Bandwidth\n" << bandwidth;
+  std::ofstream(dir / "nccl-v1-latency.txt") << "OP,GPU,Latency\n" << latency;
+  std::ofstream(dir / "nccl-v1-packet.txt") << "OP,Packet,Bandwidth\n" << packet;
+  return dir.string();
+}
+
+}  // namespace
+
+TEST_CASE("allreduce fit: Tartan rows are times from nccl-tests' bus bandwidth",
+          "[calibrate][allreduce]") {
+  const std::string dir = tartan_folder(
+      "tartan-rows", "all_gather_perf,2,15.95\nall_reduce_perf,1,0.00\nall_reduce_perf,4,14.25\n",
+      "all_reduce_perf,8,0.074\n",
+      "all_reduce_perf,8,0.00\nall_reduce_perf,512,0.01\nall_reduce_perf,1048576,5.90\n");
+  const std::vector<AllReduceRow> rows = read_tartan_allreduce(dir, "v1", "dgx1");
+  REQUIRE(rows.size() == 6);  // the all_gather row is not an all-reduce
+  // busbw = algbw 2(p-1)/p, algbw = S / t (nccl-tests): t = S 2(p-1)/p / busbw.
+  CHECK(rows[1].gpus == 4);
+  CHECK(rows[1].bytes == 1073741824.0);
+  CHECK(rows[1].measured_s == Approx(1073741824.0 * 1.5 / 14.25e9).epsilon(kRel));
+  CHECK(rows[1].where == dir + "/nccl-v1-bandwidth.txt:4");
+  CHECK(fitted_allreduce_row(rows[1]));
+  CHECK_FALSE(fitted_allreduce_row(rows[0]));  // one GPU: no transfer
+  // latency.txt: milliseconds of an 8-byte all-reduce.
+  CHECK(rows[2].bytes == 8);
+  CHECK(rows[2].gpus == 8);
+  CHECK(rows[2].measured_s == Approx(74e-6).epsilon(kRel));
+  // packet.txt: 8 GPUs; 0.00 and 0.01 GB/s have too few digits to time a row.
+  CHECK_FALSE(fitted_allreduce_row(rows[3]));
+  CHECK_FALSE(fitted_allreduce_row(rows[4]));
+  CHECK(rows[5].measured_s == Approx(1048576.0 * 1.75 / 5.90e9).epsilon(kRel));
+  CHECK(rows[5].dataset == "dgx1");
+
+  // Bad rows: located at the file, line and column.
+  const std::string bad = tartan_folder("tartan-bad", "all_reduce_perf,9,7.58\n",
+                                        "all_reduce_perf,8,0.074\n", "all_reduce_perf,1024,0.02\n");
+  CHECK_THROWS_WITH(read_tartan_allreduce(bad, "v1", "dgx1"),
+                    Contains("nccl-v1-bandwidth.txt:2: column GPU: expected a whole number from "
+                             "1 to 8 (got '9')"));
+  const std::string negative =
+      tartan_folder("tartan-negative", "all_reduce_perf,8,-7.58\n", "all_reduce_perf,8,0.074\n",
+                    "all_reduce_perf,1024,0.02\n");
+  CHECK_THROWS_WITH(read_tartan_allreduce(negative, "v1", "dgx1"),
+                    Contains("nccl-v1-bandwidth.txt:2: column Bandwidth"));
+  const std::string no_time =
+      tartan_folder("tartan-no-time", "all_reduce_perf,8,7.58\n", "all_reduce_perf,8,fast\n",
+                    "all_reduce_perf,1024,0.02\n");
+  CHECK_THROWS_WITH(read_tartan_allreduce(no_time, "v1", "dgx1"),
+                    Contains("nccl-v1-latency.txt:2: column Latency"));
+}
+
+TEST_CASE("allreduce fit: the DGX-1's NCCL 1.x collectives are the Tartan fit",
+          "[calibrate][allreduce][catalog]") {
+  const std::string dir = std::string(AMDAHL_SHARED_DIR) + "/data/published/dgx1-p100-tartan";
+  const std::vector<AllReduceFit> fits =
+      fit_allreduce(read_tartan_allreduce(dir, "v1", std::string(kTartanDataset)));
+  REQUIRE(fits.size() == 1);
+  const AllReduceFit& f = fits.front();
+  // Held out, as docs/calibration-collectives.md reports it.
+  CHECK(f.held_out.count == 6);
+  CHECK(f.held_out.median_abs < 0.15);
+  CHECK(f.held_out.p90_abs < 0.30);
+  // The system file holds the fit as the command prints it: the step to 0.1 us, the
+  // bandwidths to 0.01 GB/s (half a printed digit each way).
+  constexpr double kPrintedStep = 0.05e-6, kPrintedBandwidth = 0.005e9;
+  // What those roundings do to a row's time: under 1% (a 6.0 us step off by 0.05 us, 7.71 GB/s
+  // off by 0.005 GB/s).
+  constexpr double kRoundedTime = 0.01;
+  const hw::SystemSpec dgx1 = hw::load_system("dgx1-p100");
+  const hw::CollectiveSpec& c = dgx1.runtime.collectives;
+  CHECK_FALSE(c.peer_links);
+  CHECK(c.algorithm == hw::CollectiveAlgorithmChoice::kRing);
+  CHECK(std::abs(c.step_latency_s - f.step_latency_s) <= kPrintedStep);
+  REQUIRE(c.link_bandwidth.size() == 2);
+  // The switch and socket levels are both the DGX-1's PCIe 3.0 x16 links: one bandwidth.
+  CHECK(f.level_bytes_per_s[0] == f.level_bytes_per_s[1]);
+  CHECK(c.link_bandwidth[0].link_model == "PCIe 3.0 x16");
+  CHECK(std::abs(c.link_bandwidth[0].bytes_per_s - f.level_bytes_per_s[0]) <= kPrintedBandwidth);
+  CHECK(c.link_bandwidth[1].link_model == "Intel QPI 9.6 GT/s x2");
+  CHECK(std::abs(c.link_bandwidth[1].bytes_per_s - f.level_bytes_per_s[2]) <= kPrintedBandwidth);
+  // The system's collectives cost each fitted row as the fit's box does, to that rounding:
+  // its PCIe tree is the box's (GPUs in pairs behind a switch, two switches a socket).
+  const hw::Topology t(dgx1, hw::LinkUse::kCollectives);
+  for (const AllReduceResidual& r : f.residuals) {
+    INFO(r.row.where);
+    const model::CollectiveGroup g(t, hw::data_parallel_devices(dgx1, r.row.gpus), c);
+    CHECK(g.cost(model::Collective::kAllReduce, r.row.bytes).time_s ==
+          Approx(r.predicted_s).epsilon(kRoundedTime));
+  }
 }

@@ -226,6 +226,27 @@ foreach(text "held-out median/p90" "P100_baidu_2018" "TitanX_Maxwell" "held_out"
   endif()
 endforeach()
 expect_failure("calibrate allreduce without --dir" ${AMDAHL} calibrate allreduce)
+if(NOT last_error MATCHES "give --dir \\(DeepBench\\) or --tartan \\(the DGX-1\\)")
+  message(FATAL_ERROR "calibrate allreduce without a source: ${last_error}")
+endif()
+
+# calibrate allreduce --tartan: the DGX-1's NCCL 1.x rows, one node; the fit is the DGX-1
+# system's own, so -o is refused, and --dir with it too.
+set(tartan ${SHARED}/data/published/dgx1-p100-tartan)
+execute_process(COMMAND ${AMDAHL} calibrate allreduce --tartan ${tartan}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(FIND "${out}" "over several nodes" nodes_table)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "DGX-1_P100_NCCL1 +Tesla P100 SXM2 \\(DGX-1\\) +27 +6 +11"
+   OR NOT nodes_table EQUAL -1)
+  message(FATAL_ERROR "calibrate allreduce --tartan (${rc}): ${out}${err}")
+endif()
+expect_failure("calibrate allreduce --tartan -o" ${AMDAHL} calibrate allreduce --tartan ${tartan}
+               -o ${WORK}/tartan_out)
+if(NOT last_error MATCHES "the Tartan fit is the DGX-1 system's own" OR EXISTS ${WORK}/tartan_out)
+  message(FATAL_ERROR "calibrate allreduce --tartan -o: ${last_error}")
+endif()
+expect_failure("calibrate allreduce --dir --tartan" ${AMDAHL} calibrate allreduce
+               --dir ${SHARED}/data/deepbench --tartan ${tartan})
 
 # calibrate allreduce -o: a folder that is not empty needs --force, and nothing is written
 # without it.

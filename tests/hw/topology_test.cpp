@@ -390,3 +390,48 @@ TEST_CASE("topology: a PCIe switch is a vertex the devices behind it share",
   CHECK(cluster.path("n3.gpu4", "n3.cpu1").vertices ==
         std::vector<std::string>{"n3.gpu4", "n3.plx2", "n3.cpu1"});
 }
+
+TEST_CASE("topology: the collective view takes the library's links at its bandwidths",
+          "[hw][topology][catalog]") {
+  // dgx1-p100's NCCL 1.x moved no data over NVLink (peer_links: false) and its ring hops ran at
+  // the fitted PCIe and QPI bandwidths (collectives.link_bandwidth).
+  const hw::SystemSpec s = hw::load_system("dgx1-p100");
+  const hw::CollectiveSpec& c = s.runtime.collectives;
+  REQUIRE(c.link_bandwidth.size() == 2);
+  const double pcie = c.link_bandwidth[0].bytes_per_s, qpi = c.link_bandwidth[1].bytes_per_s;
+  const hw::Topology all(s), nccl(s, hw::LinkUse::kCollectives);
+  // Both views index the same links.
+  REQUIRE(all.links().size() == nccl.links().size());
+  for (std::size_t i = 0; i < all.links().size(); ++i)
+    CHECK(all.links()[i].name == nccl.links()[i].name);
+  // gpu0 and gpu1: one NVLink brick for copies; behind their PCIe switch for NCCL 1.x.
+  CHECK(all.path("gpu0", "gpu1").hops.size() == 1);
+  const hw::Path pair = nccl.path("gpu0", "gpu1");
+  CHECK(pair.str() == "gpu0>plx0>gpu1");
+  CHECK(pair.bandwidth_bytes_per_s == Approx(pcie).epsilon(kRel));
+  // gpu0 and gpu4: across the sockets, at the library's QPI hop bandwidth.
+  const hw::Path across = nccl.path("gpu0", "gpu4");
+  CHECK(across.str() == "gpu0>plx0>cpu0>cpu1>plx2>gpu4");
+  CHECK(across.bandwidth_bytes_per_s == Approx(qpi).epsilon(kRel));
+  // The links the library takes at its own bandwidth count as measured; copies keep the link
+  // files' numbers.
+  const std::size_t qpi_link = s.links.size() - 1;
+  REQUIRE(s.links[qpi_link].name == "cpu0-cpu1");
+  CHECK(nccl.links()[qpi_link].p2p_measured);
+  CHECK(nccl.p2p_assumption(qpi_link).empty());
+  CHECK(all.links()[qpi_link].bandwidth_bytes_per_s == Approx(38.4e9).epsilon(kRel));
+  CHECK_FALSE(all.p2p_assumption(qpi_link).empty());
+  // Without a collectives block the two views agree (minsky: peer links, no bandwidths).
+  const hw::SystemSpec m = hw::load_system("minsky");
+  const hw::Topology m_all(m), m_nccl(m, hw::LinkUse::kCollectives);
+  CHECK(m_nccl.path("gpu0", "gpu1").str() == m_all.path("gpu0", "gpu1").str());
+  CHECK(m_nccl.path("gpu0", "gpu2").bandwidth_bytes_per_s ==
+        m_all.path("gpu0", "gpu2").bandwidth_bytes_per_s);
+
+  // A link model the system does not have is a located error naming the ones it has.
+  CHECK_THAT(system_error("topology_bad_link_bandwidth.yaml"),
+             Contains("topology_bad_link_bandwidth.yaml:17:16: "
+                      "runtime.collectives.link_bandwidth[0].link: no link of this system is of "
+                      "this model") &&
+                 Contains("Toy link 10"));
+}

@@ -301,6 +301,8 @@ TEST_CASE("collective: minsky rings (catalog numbers)", "[collective][catalog]")
 
 TEST_CASE("collective: dgx1-p100 ring over the cube-mesh, one brick per hop",
           "[collective][catalog]") {
+  // The full view: a library that takes the peer links (NCCL 2). dgx1-p100's own NCCL 1.x
+  // takes PCIe only (hw/topology_test.cpp, calibrate/allreduce_fit_test.cpp).
   const hw::SystemSpec s = hw::load_system("dgx1-p100");
   const hw::Topology t(s);
   const double brick = s.link_between("gpu0", "gpu1")->p2p_bandwidth();
