@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "graphs/network.h"
+#include "graphs/zoo.h"
 #include "hw/system_loader.h"
 #include "model/prediction.h"
 #include "util/error.h"
@@ -717,4 +718,40 @@ TEST_CASE(
     const HostRuntime hm = host_runtime(net, minimal.runtime, all_on_device(net));
     CHECK_FALSE(contains_line(hm.assumptions, "module_call"));
   }
+}
+
+TEST_CASE(
+    "the shipped H200 runtime: a training forward call costs the no-grad call + "
+    "module_call + autograd_record",
+    "[host_runtime]") {
+  // deepq-pt (3 conv, 4 relu, flatten, 2 linear, the loss): the per-op host times of both
+  // modes from the runtime file's values by formula.
+  const hw::SystemSpec s = hw::load_system("h200");
+  const hw::RuntimeSpec& rt = s.runtime;
+  REQUIRE(rt.cost_given(hw::EngineCost::kModuleCall));
+  REQUIRE(rt.cost_given(hw::EngineCost::kAutogradRecord));
+  const double module = rt.cost(hw::EngineCost::kModuleCall);
+  const double record = rt.cost(hw::EngineCost::kAutogradRecord);
+  const graphs::BoundNetwork deepq = graphs::bind_sizes(graphs::load_zoo_network("deepq-pt"), {});
+  const graphs::LoweredNetwork train = graphs::lower(deepq, {.mode = graphs::Mode::kTrain});
+  const graphs::LoweredNetwork infer = graphs::lower(deepq, {.mode = graphs::Mode::kInfer});
+  const HostRuntime ht = host_runtime(train, rt, all_on_device(train));
+  const HostRuntime hi = host_runtime(infer, rt, all_on_device(infer));
+  for (const auto& [name, cls] : {std::pair{"conv1.fwd", OpClass::kConv},
+                                  {"relu2.fwd", OpClass::kElementwise},
+                                  {"fc4.fwd", OpClass::kGemm}}) {
+    CAPTURE(name);
+    CHECK(hi.issue_s[op_id(infer, name)] == Approx(rt.op_host_s(cls, false)).epsilon(kRel));
+    CHECK(ht.issue_s[op_id(train, name)] ==
+          Approx(rt.op_host_s(cls, false) + module + record).epsilon(kRel));
+  }
+  // Inference: the ops' host values alone, over the whole pass.
+  double forward = 0;
+  for (graphs::OpId id = 0; id < infer.graph.size(); ++id)
+    if (infer.graph.op(id).phase == graphs::Phase::kForward)
+      forward += rt.op_host_s(infer.graph.op(id).op_class, false);
+  double issued = 0;
+  for (graphs::OpId id = 0; id < infer.graph.size(); ++id)
+    if (infer.graph.op(id).phase == graphs::Phase::kForward) issued += hi.issue_s[id];
+  CHECK(issued == Approx(forward).epsilon(kRel));
 }
