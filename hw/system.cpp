@@ -48,6 +48,14 @@ const std::vector<EngineCostSpec>& engine_cost_specs() {
        "the data_movement class's host time"},
       {EngineCost::kGraphReplay, "graph_replay", "launching the captured graph, per step",
        "dispatch_per_op"},
+      {EngineCost::kAutogradRecord, "autograd_record",
+       "recording one layer's forward call under autograd (training): its node, saved tensors "
+       "and edges; ops.<class>.host is the call without it",
+       "0"},
+      {EngineCost::kModuleCall, "module_call",
+       "a training step's host time per layer call that no profiler row records (the Python "
+       "around the module call under autograd, the autograd graph's teardown)",
+       "0"},
   };
   return kSpecs;
 }

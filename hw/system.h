@@ -118,8 +118,14 @@ enum class EngineCost {
   kZeroGradPerParam,  // optimizer.zero_grad(), per parameter tensor, at the step's start
   kAutocastCast,      // one cast op inserted by autocast (instead of its class's host cost)
   kGraphReplay,       // launching a captured graph, per step (graph_capture)
+  // Recording a layer's forward call under autograd (training): its node, saved tensors and
+  // edges. `ops.<class>.host` is the call without it (inference runs eval + no_grad).
+  kAutogradRecord,
+  // A training step's host time per layer call that no profiler row records: the Python
+  // around the module call under autograd, the teardown of the graph it builds.
+  kModuleCall,
 };
-inline constexpr int kEngineCostCount = 5;
+inline constexpr int kEngineCostCount = 7;
 struct EngineCostSpec {
   EngineCost cost;
   std::string_view key;

@@ -6,6 +6,7 @@
 #include <array>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "hw/units.h"
 
@@ -82,6 +83,20 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
     kernels[static_cast<std::size_t>(c)] = kernel_count(rt.op_kernels(cls));
   }
   const double node_s = rt.cost(hw::EngineCost::kBackwardNode);
+  // In a training step, per layer call: the host work no profiler row records (module_call)
+  // and the autograd recording (autograd_record) of the layers the backward pass
+  // differentiates. Inference (eval + no_grad) records nothing and costs the ops' host values.
+  const double module_s = rt.cost(hw::EngineCost::kModuleCall);
+  const double record_s = rt.cost(hw::EngineCost::kAutogradRecord);
+  std::unordered_set<std::string_view> recorded;
+  if (training)
+    for (graphs::OpId id = 0; id < n; ++id)
+      if (is_backward(og.op(id).phase)) recorded.insert(og.op(id).layer);
+  auto records = [&](const graphs::Operator& op) {
+    if (op.phase != Phase::kForward || !recorded.contains(op.layer)) return false;
+    used[static_cast<std::size_t>(hw::EngineCost::kAutogradRecord)] = true;
+    return true;
+  };
 
   const hw::OptimizerRuntime& opt = rt.optimizer;
   std::size_t update_ops = 0;
@@ -89,6 +104,7 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
     update_ops += og.op(id).op_class == OpClass::kOptimizer ? 1 : 0;
   bool first_update = true;
   std::string_view backward_layer;  // the layer of the backward node being run
+  std::string_view forward_layer;   // the layer whose forward call is being run
   for (graphs::OpId id = 0; id < n; ++id) {
     const graphs::Operator& op = og.op(id);
     const auto cls = static_cast<std::size_t>(op.op_class);
@@ -102,7 +118,15 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
       first_update = false;
       h.kernels[id] = kernel_count(opt.kernels);
     } else if (is_autocast_cast(op)) {
+      // A cast is an aten::to call of its own: recorded in training (ToCopyBackward0), and in
+      // the backward pass that node runs the cast back.
       t = engine(hw::EngineCost::kAutocastCast);
+      if (is_backward(op.phase)) {
+        t += node_s;
+        used[static_cast<std::size_t>(hw::EngineCost::kBackwardNode)] = true;
+      } else if (records(op)) {
+        t += record_s;
+      }
     } else if (is_backward(op.phase)) {
       t = backward_s[cls];
       class_used[cls] = true;
@@ -120,6 +144,12 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
       t = forward_s[cls];
       class_used[cls] = true;
       backward_layer = {};
+      if (training && op.phase == Phase::kForward && op.layer != forward_layer) {
+        forward_layer = op.layer;  // the layer's call in a training step
+        t += module_s;
+        used[static_cast<std::size_t>(hw::EngineCost::kModuleCall)] = true;
+        if (records(op)) t += record_s;
+      }
       h.kernels[id] = kernels[cls];
     }
     h.issue_s[id] = t;
@@ -144,10 +174,17 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
   }
 
   // What the step used that the runtime file does not give.
+  // (module_call and autograd_record are an eager runtime's split of an op's host time: a
+  // runtime without `ops` entries folds them into dispatch_per_op, and is not told of them.)
+  const bool ops_given =
+      std::any_of(rt.ops.begin(), rt.ops.end(), [](const auto& c) { return c.has_value(); });
   std::vector<std::string> missing;
-  for (const hw::EngineCostSpec& e : hw::engine_cost_specs())
-    if (used[static_cast<std::size_t>(e.cost)] && !rt.cost_given(e.cost))
+  for (const hw::EngineCostSpec& e : hw::engine_cost_specs()) {
+    const bool split =
+        e.cost == hw::EngineCost::kModuleCall || e.cost == hw::EngineCost::kAutogradRecord;
+    if (used[static_cast<std::size_t>(e.cost)] && !rt.cost_given(e.cost) && (ops_given || !split))
       missing.push_back(fmt::format("{} ({})", e.key, e.fallback));
+  }
   if (!missing.empty())
     h.assumptions.push_back(
         fmt::format("runtime {}: no host cost given for {}", rt.name, fmt::join(missing, ", ")));
@@ -157,7 +194,7 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
       if (class_used[static_cast<std::size_t>(c)] && !rt.op_given(static_cast<OpClass>(c)))
         classes.push_back(std::string(graphs::op_class_name(static_cast<OpClass>(c))));
   if (!classes.empty() && classes.size() < static_cast<std::size_t>(graphs::kOpClassCount) &&
-      std::any_of(rt.ops.begin(), rt.ops.end(), [](const auto& c) { return c.has_value(); }))
+      ops_given)
     h.assumptions.push_back(fmt::format(
         "runtime {}: no host cost given for op classes {}; dispatch_per_op ({}) applies", rt.name,
         fmt::join(classes, ", "), hw::format_quantity(rt.dispatch_per_op_s, hw::Dimension::kTime)));

@@ -8,12 +8,19 @@
 //   optimizer update        as lowered: one op per parameter tensor (loop) costs per_param,
 //                           plus step on the first; one op for all (foreach, fused) costs
 //                           step + per_param x parameter tensors
-//   autocast's casts        engine.autocast_cast (cast, weight_cast, grad_cast ops)
+//   autocast's casts        engine.autocast_cast (cast, weight_cast, grad_cast ops); in the
+//                           backward pass + engine.backward_node (each is a ToCopyBackward0
+//                           node), in a training forward pass + engine.autograd_record where
+//                           autograd records the cast
 //   backward ops            ops[class].backward; the first backward op of a layer (its autograd
 //                           node) adds engine.backward_node + engine.accumulate_grad x the
 //                           layer's parameter tensors (gradient sums the lowering adds,
 //                           grad_sum and grad_accumulate, are no node)
-//   every other op          ops[class].host
+//   every other op          ops[class].host (the call without autograd recording: inference's
+//                           path); in training the first forward op of a layer (its module
+//                           call) adds engine.module_call, and engine.autograd_record where
+//                           autograd records the layer (the layers the backward pass
+//                           differentiates)
 // Step start (training): engine.zero_grad_per_param x parameter tensors.
 // graph_capture: no per-op host time; the step starts with one engine.graph_replay.
 // compile: an elementwise op with an elementwise producer on the device that only it consumes

@@ -4,7 +4,8 @@
 Prints a system file's `runtime:` block (host time per framework call by operator family,
 autograd engine costs, SGD's foreach step, zero_grad, step-end sync) fitted from
 `kernels/micro.csv` and the op-level rows of `networks/profile.csv` (torch.profiler over 3
-fp32 training steps). Whole-step times (steps.csv, profile_steps.csv) never set a value:
+fp32 training steps). Whole-step times (steps.csv, profile_steps.csv) set no value but
+engine.module_call, which lono_h200_module_call.py chooses by leave-one-network-out (step 7):
 `--explain` only compares the result with them, on stderr.
 
 Method
@@ -50,8 +51,8 @@ Method
    X) self per call; accumulate_grad = (evaluate_function: AccumulateGrad + AccumulateGrad +
    aten::detach + detach) per call (one detach per AccumulateGrad in every config: the
    gradient stolen on first accumulation); zero_grad_per_param = Optimizer.zero_grad self per
-   step / parameter tensors (AccumulateGrad calls per step). graph_replay and autocast_cast:
-   not measured on the host, omitted.
+   step / parameter tensors (AccumulateGrad calls per step). graph_replay: not measured on
+   the host, omitted.
 4. Optimizer: per config, Optimizer.step self + _foreach_mul_ + _foreach_add_ self + their
    launches, per step; a least-squares line over the five profiled configs against the
    parameter-tensor count gives step (intercept) and per_param (slope). kernels = foreach
@@ -60,6 +61,17 @@ Method
 6. sync_latency = cudaDeviceSynchronize self per call, median over the configs host-bound
    under the profiler (op-level host time per step above the kernels' device time), factor
    applied; it still holds the tail of the last kernels (an upper bound).
+7. Host path by mode (docs/runtime.md "Host path by mode"): autograd_record = aten::convolution
+   self - aten::conv2d self per call (the autograd kernel's recording less a composite
+   pass-through), median over the conv configs, factor applied; every family's forward host
+   is its call less autograd_record times the share of its calls the training profile
+   recorded (1 for conv, gemm, normalization, pooling, softmax, embedding, rnn; elementwise by
+   its relu/dropout calls and Add/Pow/Mul/DivBackward0 nodes; 0 for the backward-pass rows of
+   reduction and data_movement), so that ops' host values are the no-grad (inference) path.
+   autocast_cast = aten::to + empty_strided + copy_ self + one cudaLaunchKernel with the
+   per-launch checks (seq2seq b64; no cast was profiled). module_call is read from
+   h200_module_call.json, which lono_h200_module_call.py writes (chosen from steps by
+   leave-one-network-out, the one step-chosen value).
 
 Usage: fit_h200_runtime.py [--data DIR] [--out FILE] [--explain]
 --data defaults to ../shared/data/h200 from the repository root. A missing or malformed input

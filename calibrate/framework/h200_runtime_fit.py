@@ -2,6 +2,7 @@
 configurations (fit), the system file's `runtime:` block (render), and --explain's derivation
 and whole-step sanity comparison on stderr (read_validation, explain, synth)."""
 
+import json
 import os
 import statistics
 import sys
@@ -9,7 +10,28 @@ import sys
 from fit_common import InputError, fit_line, fmt
 from h200_profile import (LAUNCH_APIS, MICRO_COLS, NOT_HOST, PER_LAUNCH_ROWS, PROFILE_COLS,
                           PSTEPS_COLS, STEPS_COLS, read_csv)
-from h200_runtime_model import FAMILIES, MAIN, SEQ, Config, build_parts
+from h200_runtime_model import FAMILIES, MAIN, SEQ, Config, build_parts, recorded_share
+
+ENGINE_KEYS = ("backward_node", "accumulate_grad", "zero_grad_per_param", "autocast_cast",
+               "autograd_record", "module_call")
+CAST_ROWS = ("aten::to", "aten::empty_strided", "aten::copy_")
+MODULE_CALL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "h200_module_call.json")
+
+
+def read_module_call():
+    """engine.module_call as lono_h200_module_call.py chose it (its --write output)."""
+    try:
+        with open(MODULE_CALL, encoding="utf-8") as f:
+            mc = json.load(f)
+        host, src = float(mc["host_us"]), str(mc["source"])
+    except FileNotFoundError:
+        raise InputError(f"{MODULE_CALL}: missing (lono_h200_module_call.py --write makes it)")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise InputError(f"{MODULE_CALL}: unreadable ({e}); expected "
+                         '{"host_us": <number>, "source": "<text>"}')
+    if not host >= 0:
+        raise InputError(f"{MODULE_CALL}: host_us {host} must be >= 0")
+    return {"host_us": host, "source": src}
 
 
 def fit(data):
@@ -43,6 +65,24 @@ def fit(data):
     res = {"factor": factor, "unprof": unprof, "anchor": anchor, "cfgs": cfgs, "parts": parts,
            "graph": graph[0]["median_us"] / graph[0]["bytes_or_elems"] if graph else None}
 
+    # autograd recording: aten::convolution's self (its autograd kernel: the node, saved
+    # tensors and edges, then a redispatch) less aten::conv2d's (a composite pass-through:
+    # dispatch and a call, nothing recorded), per call, median over the conv configs
+    rec = []
+    for k, cfg in sorted(cfgs.items()):
+        if cfg.calls("aten::convolution") > 0 and cfg.calls("aten::conv2d") > 0:
+            rec.append((cfg.mean("aten::convolution") - cfg.mean("aten::conv2d"), k))
+    if not rec:
+        raise InputError(f"{ppath}: no config with aten::convolution and aten::conv2d rows "
+                         "(the autograd-recording pair)")
+    record = statistics.median(v for v, _ in rec) * factor
+    res["record_pts"] = rec
+    res["record"] = (record,
+                     f"aten::convolution - aten::conv2d self per call, median of {len(rec)} "
+                     "configs (" + ", ".join(f"{k[0]} b{k[1]} {v * factor:.3g}" for v, k in rec)
+                     + "): the autograd kernel's node, saved tensors and edges; "
+                     "ops' host values are the call less it")
+
     # families
     primary = {"rnn": SEQ, "embedding": SEQ, "data_movement": SEQ}
     ops = {}
@@ -60,32 +100,39 @@ def fit(data):
                 f2, b2 = P2.get(("gemm", "fwd")), P2.get(("gemm", "bwd"))
                 if f2 is not None and b2 is not None and f2.calls > 0 and b2.calls > 0:
                     vals.append((f2.per_call() * factor, b2.per_call() * factor, k2, f2))
-            host = statistics.median(v[0] for v in vals)
+            host = statistics.median(v[0] for v in vals) - record
             back = statistics.median(v[1] for v in vals)
             exact = [v[3].kernels / v[3].calls for v in vals if not v[3].assumed]
             kern = statistics.median(exact) if exact else 1.0
             src = (f"median of {len(vals)} configs ("
                    + ", ".join(f"{v[2][0]} b{v[2][1]} {v[0]:.3g}" for v in vals)
-                   + "): linear+addmm+t per call + launch; backward: one mm")
+                   + "): linear+addmm+t per call + launch, less autograd_record; "
+                   "backward: one mm")
             ops[fam] = {"host": host, "backward": back, "kernels": max(1, int(round(kern))),
                         "source": src, "cfg": None}
             continue
-        host = f.per_call() * factor
+        # the forward call without its autograd recording (the share of its calls recorded)
+        share = recorded_share(fam, key, f)
+        host = f.per_call() * factor - share * record
         back = b.per_call() * factor if b is not None and b.per_call() is not None else None
         note = ""
+        if share == 1:
+            note = ", less autograd_record"
+        elif share > 0:
+            note = f", less {share:.2f} x autograd_record (the calls recorded)"
         if fam == "conv":
             back = back / 2 if back is not None else None
-            note = "; backward: half a convolution_backward (data, weight grads)"
+            note += "; backward: half a convolution_backward (data, weight grads)"
         elif fam == "softmax":
-            note = "; the cross-entropy loss, whole backward"
+            note += "; the cross-entropy loss, whole backward"
         elif fam == "reduction":
             back = host
-            note = "; backward: one sum (bias gradients)"
+            note += "; backward: one sum (bias gradients)"
         elif fam == "rnn":
             kb = b.kernels / b.calls
             host = host / kern
             back = back / kb if back is not None else None
-            note = f"; per cuDNN kernel ({kern:.0f} a call, {kb:.0f} a backward)"
+            note += f"; per cuDNN kernel ({kern:.0f} a call, {kb:.0f} a backward)"
             kern = 1.0
         rows = "+".join(f.rows[:4]) + ("..." if len(f.rows) > 4 else "")
         src = f"{name}: {rows} per call + launches{note}"
@@ -112,7 +159,19 @@ def fit(data):
     res["params"] = params
     acc = sum(main.self_total(o) for o in acc_ops) / nacc
     zg = main.self_total("Optimizer.zero_grad#SGD.zero_grad") / main.steps / params[MAIN]
+    # autocast's cast (aten::to -> _to_copy -> empty_strided + copy_ and one conversion kernel)
+    # without autograd, from the rows of a config that has a copy_ (no cast was profiled)
+    seq = cfgs.get(SEQ)
+    cast = None
+    if seq is not None and seq.calls("aten::copy_") > 0:
+        parts_us = [seq.mean(op) for op in CAST_ROWS] + [seq.mean("cudaLaunchKernel")
+                                                         + seq.per_launch_overhead()]
+        cast = (sum(parts_us) * factor,
+                f"{SEQ[0]} b{SEQ[1]}: " + " + ".join(o.replace("aten::", "") for o in CAST_ROWS)
+                + " self + one cudaLaunchKernel per call (the conversion kernel; _to_copy has no "
+                "row: no cast was profiled)")
     res["engine"] = {
+        "autograd_record": res["record"],
         "backward_node": (med * factor,
                           f"resnet50 b1: evaluate_function: X + X self per call, median of "
                           f"{len(nodes)} node types ({med_node})"),
@@ -123,6 +182,10 @@ def fit(data):
                                 f"resnet50 b1: Optimizer.zero_grad self per step / "
                                 f"{params[MAIN]:.0f} parameter tensors (set_to_none)"),
     }
+    if cast is not None:
+        res["engine"]["autocast_cast"] = cast
+    mc = read_module_call()
+    res["engine"]["module_call"] = (mc["host_us"], mc["source"])
 
     # optimizer
     xs, ys, pts = [], [], []
@@ -169,7 +232,8 @@ def render(res, data_label):
     out = ["runtime:", "  name: pytorch-2.x-eager",
            f'  source: "fitted by calibrate/framework/fit_h200_runtime.py from {data_label} '
            f'kernels/micro.csv and networks/profile.csv (op-level rows; profiler slowdown '
-           f'corrected by x{fmt(f)} from the tiny add_ timed both ways); no step time used"',
+           f'corrected by x{fmt(f)} from the tiny add_ timed both ways); no step time used but '
+           f'engine.module_call\'s, chosen by leave-one-network-out"',
            f"  dispatch_per_op: {fmt(res['unprof'])} us"]
     if res["ops"]:
         out.append("  ops:")
@@ -184,7 +248,9 @@ def render(res, data_label):
             items.append(f'source: "{o["source"]}"')
             out.append(f"    {fam}: {{{', '.join(items)}}}")
     out.append("  engine:")
-    for k in ("backward_node", "accumulate_grad", "zero_grad_per_param"):
+    for k in ENGINE_KEYS:
+        if k not in res["engine"]:
+            continue
         v, s = res["engine"][k]
         out.append(f'    {k}: {{host: {fmt(v)} us, source: "{s}"}}')
     o = res.get("optimizer")
@@ -350,6 +416,9 @@ def synth(res, key):
                 if op.startswith("autograd::engine::evaluate_function: ")
                 and "AccumulateGrad" not in op) / cfg.steps
     tot += nodes * res["engine"]["backward_node"][0]
+    # the forward calls recorded (a training profile): the families' host values exclude it
+    tot += sum(p.calls / cfg.steps * recorded_share(fam, key, p)
+               for (fam, d), p in P.items() if d == "fwd") * res["record"][0]
     params = res["params"][key]
     tot += params * (res["engine"]["accumulate_grad"][0] + res["engine"]["zero_grad_per_param"][0])
     o = res.get("optimizer")

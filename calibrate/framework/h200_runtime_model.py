@@ -345,3 +345,26 @@ def build_parts(cfg):
                 b.claim(op)
     return P
 
+
+# Families whose forward calls the training profile recorded under autograd (each call makes
+# a node): conv (ConvolutionBackward0), gemm (AddmmBackward0), batch norm, pooling, the loss,
+# the embedding and the LSTM. The reduction and data_movement rows are backward-pass calls
+# (bias-gradient sums, PowBackward0's copy), which record nothing.
+RECORDED = ("conv", "gemm", "normalization", "pooling", "softmax", "embedding", "rnn")
+# Elementwise forward calls that record: the activations and dropout, and each add_, pow,
+# mul or div whose node the backward pass evaluates (the others: num_batches_tracked.add_,
+# the engine's own accumulation add_, a bias add_ inside _convolution).
+RECORDING_ELEMENTWISE = ("aten::relu_", "aten::relu", "aten::dropout")
+ELEMENTWISE_NODES = ("AddBackward0", "PowBackward0", "MulBackward0", "DivBackward0")
+
+
+def recorded_share(family, key, part):
+    """The share of a forward part's calls that autograd recorded (0 to 1)."""
+    if family in RECORDED:
+        return 1.0
+    if family != "elementwise" or part.calls <= 0:
+        return 0.0
+    cfg = part.cfg
+    n = sum(cfg.calls(op) for op in RECORDING_ELEMENTWISE)
+    n += sum(cfg.calls(node) for node in ELEMENTWISE_NODES)
+    return min(1.0, n / part.calls)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "graphs/network.h"
+#include "graphs/zoo.h"
 #include "hw/system_loader.h"
 #include "model/prediction.h"
 #include "util/error.h"
@@ -155,7 +156,8 @@ TEST_CASE("runtime schema: each mistake is located, names its key and lists the 
   CHECK_THAT(message,
              Contains(file + ":17:5: runtime.engine.backward: unknown key; did you mean "
                              "'backward_node'? valid: backward_node, accumulate_grad, "
-                             "zero_grad_per_param, autocast_cast, graph_replay (got 'backward')"));
+                             "zero_grad_per_param, autocast_cast, graph_replay, autograd_record, "
+                             "module_call (got 'backward')"));
   CHECK_THAT(message, Contains(file + ":18:21: runtime.optimizer.impl: unknown value; valid: "
                                       "loop, foreach, fused (got 'adamw')"));
 }
@@ -182,6 +184,8 @@ TEST_CASE("a runtime of the required keys only resolves every cost through its f
   CHECK(rt.cost(hw::EngineCost::kZeroGradPerParam) == 0);
   CHECK(rt.cost(hw::EngineCost::kAutocastCast) == rt.dispatch_per_op_s);  // data_movement's
   CHECK(rt.cost(hw::EngineCost::kGraphReplay) == rt.dispatch_per_op_s);
+  CHECK(rt.cost(hw::EngineCost::kAutogradRecord) == 0);
+  CHECK(rt.cost(hw::EngineCost::kModuleCall) == 0);
   // The optimizer block absent: a loop whose update calls cost one dispatch each, no step.
   CHECK(rt.optimizer.impl == hw::OptimizerImpl::kLoop);
   CHECK_FALSE(rt.optimizer.step_s);
@@ -454,7 +458,8 @@ TEST_CASE("compile fuses an elementwise op into its only elementwise producer", 
   }
 }
 
-TEST_CASE("autocast's casts cost engine.autocast_cast and are no autograd node", "[host_runtime]") {
+TEST_CASE("autocast's casts cost engine.autocast_cast; in backward each is an autograd node",
+          "[host_runtime]") {
   hw::SystemSpec s = load("host_runtime_system.yaml");
   const graphs::LoweredNetwork net = mlp({.precision = Precision::kBf16});
   auto is_cast = [](const graphs::Operator& op) {
@@ -470,10 +475,15 @@ TEST_CASE("autocast's casts cost engine.autocast_cast and are no autograd node",
     if (cast != kDispatch)
       s.runtime.engine[static_cast<std::size_t>(hw::EngineCost::kAutocastCast)] = cast;
     const HostRuntime h = host_runtime(net, s.runtime, all_on_device(net));
+    // A cast in the backward pass (PyTorch's ToCopyBackward0 casting the gradient back) is a
+    // node of its own; forward casts record nothing here (the fixture's autograd_record is 0).
     for (graphs::OpId id = 0; id < net.graph.size(); ++id)
       if (is_cast(net.graph.op(id))) {
-        CAPTURE(net.graph.op(id).name);
-        CHECK(h.issue_s[id] == Approx(cast).epsilon(kRel));
+        const graphs::Operator& op = net.graph.op(id);
+        CAPTURE(op.name);
+        const bool backward =
+            op.phase == graphs::Phase::kBackwardData || op.phase == graphs::Phase::kBackwardWeight;
+        CHECK(h.issue_s[id] == Approx(cast + (backward ? kBackwardNode : 0)).epsilon(kRel));
       }
     // fc2.to_fp32.bwd runs between loss.bwd and fc2.bwd_data: fc2's node is still charged.
     CHECK(h.issue_s[op_id(net, "loss.bwd")] ==
@@ -642,4 +652,106 @@ TEST_CASE("compiled end to end: the fused op has no launch and does not re-read 
   const double tail = device_time(net.graph.op(fc2)) + kSync;
   CHECK(eager.step_time_s == Approx(host + tail).epsilon(kRel));
   CHECK(compiled.step_time_s == Approx(host - kEltHost + tail).epsilon(kRel));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The host path by mode: module_call in both modes, autograd_record in training only
+
+TEST_CASE(
+    "a training step adds module_call per layer call and autograd_record per recorded "
+    "layer; inference neither",
+    "[host_runtime]") {
+  constexpr double kModule = 5 * kUs;
+  constexpr double kRecord = 4 * kUs;
+  hw::SystemSpec s = load("host_runtime_system.yaml");
+  s.runtime.engine[static_cast<std::size_t>(hw::EngineCost::kModuleCall)] = kModule;
+  s.runtime.engine[static_cast<std::size_t>(hw::EngineCost::kAutogradRecord)] = kRecord;
+
+  SECTION("inference (eval + no_grad): the ops' host values alone") {
+    const graphs::LoweredNetwork net = mlp({.mode = graphs::Mode::kInfer});
+    const HostRuntime h = host_runtime(net, s.runtime, all_on_device(net));
+    CHECK(h.issue_s[op_id(net, "fc1.fwd")] == Approx(kGemmHost).epsilon(kRel));
+    CHECK(h.issue_s[op_id(net, "relu.fwd")] == Approx(kEltHost).epsilon(kRel));
+    // 142 us, as the inference test above: neither cost applies
+    CHECK(sum(h.issue_s) == Approx(142 * kUs).epsilon(kRel));
+  }
+  SECTION("training: each layer's call, and its recording for every layer with a gradient") {
+    const graphs::LoweredNetwork net = mlp({});
+    const HostRuntime h = host_runtime(net, s.runtime, all_on_device(net));
+    CHECK(h.issue_s[op_id(net, "relu.fwd")] == Approx(kEltHost + kModule + kRecord).epsilon(kRel));
+    CHECK(h.issue_s[op_id(net, "loss.fwd")] ==
+          Approx(kSoftmaxHost + kModule + kRecord).epsilon(kRel));
+    // Backward ops and updates unchanged.
+    CHECK(h.issue_s[op_id(net, "relu.bwd")] == Approx(kEltBackward + kBackwardNode).epsilon(kRel));
+    // 550 us without them (the training test above) + 5 layers (fc1, relu, sig, fc2, loss)
+    // x (5 + 4) = 595 us
+    CHECK(sum(h.issue_s) == Approx(550 * kUs + 5 * (kModule + kRecord)).epsilon(kRel));
+    // The same forward op costs kModule + kRecord more in training than in inference.
+    const graphs::LoweredNetwork infer = mlp({.mode = graphs::Mode::kInfer});
+    const HostRuntime hi = host_runtime(infer, s.runtime, all_on_device(infer));
+    for (const char* name : {"fc1.fwd", "relu.fwd", "sig.fwd", "fc2.fwd"}) {
+      CAPTURE(name);
+      CHECK(h.issue_s[op_id(net, name)] - hi.issue_s[op_id(infer, name)] ==
+            Approx(kModule + kRecord).epsilon(1e-9));
+    }
+  }
+  SECTION("bf16 training: recorded forward casts add the recording, not the module call") {
+    const graphs::LoweredNetwork net = mlp({.precision = Precision::kBf16});
+    const HostRuntime h = host_runtime(net, s.runtime, all_on_device(net));
+    const double cast = s.runtime.cost(hw::EngineCost::kAutocastCast);  // dispatch_per_op
+    // The input's cast: the features need no gradient, so autograd records nothing.
+    CHECK(h.issue_s[op_id(net, "features.to_bf16.fwd")] == Approx(cast).epsilon(kRel));
+    // A weight cast (the weight requires a gradient) and fc2's output cast are recorded.
+    CHECK(h.issue_s[op_id(net, "fc1.weight.weight_cast")] == Approx(cast + kRecord).epsilon(kRel));
+    CHECK(h.issue_s[op_id(net, "fc2.to_fp32.fwd")] == Approx(cast + kRecord).epsilon(kRel));
+    // fc1's call follows its weight casts: the module call and recording land on fc1.fwd.
+    CHECK(h.issue_s[op_id(net, "fc1.fwd")] == Approx(kGemmHost + kModule + kRecord).epsilon(kRel));
+  }
+  SECTION("a runtime with op entries but no module_call or autograd_record is told") {
+    s.runtime.engine[static_cast<std::size_t>(hw::EngineCost::kModuleCall)].reset();
+    s.runtime.engine[static_cast<std::size_t>(hw::EngineCost::kAutogradRecord)].reset();
+    const graphs::LoweredNetwork net = mlp({});
+    const HostRuntime h = host_runtime(net, s.runtime, all_on_device(net));
+    CHECK(contains_line(h.assumptions, "autograd_record (0), module_call (0)"));
+    // One without op entries folds both into dispatch_per_op and is not told.
+    const hw::SystemSpec minimal = load("host_runtime_minimal.yaml");
+    const HostRuntime hm = host_runtime(net, minimal.runtime, all_on_device(net));
+    CHECK_FALSE(contains_line(hm.assumptions, "module_call"));
+  }
+}
+
+TEST_CASE(
+    "the shipped H200 runtime: a training forward call costs the no-grad call + "
+    "module_call + autograd_record",
+    "[host_runtime]") {
+  // deepq-pt (3 conv, 4 relu, flatten, 2 linear, the loss): the per-op host times of both
+  // modes from the runtime file's values by formula.
+  const hw::SystemSpec s = hw::load_system("h200");
+  const hw::RuntimeSpec& rt = s.runtime;
+  REQUIRE(rt.cost_given(hw::EngineCost::kModuleCall));
+  REQUIRE(rt.cost_given(hw::EngineCost::kAutogradRecord));
+  const double module = rt.cost(hw::EngineCost::kModuleCall);
+  const double record = rt.cost(hw::EngineCost::kAutogradRecord);
+  const graphs::BoundNetwork deepq = graphs::bind_sizes(graphs::load_zoo_network("deepq-pt"), {});
+  const graphs::LoweredNetwork train = graphs::lower(deepq, {.mode = graphs::Mode::kTrain});
+  const graphs::LoweredNetwork infer = graphs::lower(deepq, {.mode = graphs::Mode::kInfer});
+  const HostRuntime ht = host_runtime(train, rt, all_on_device(train));
+  const HostRuntime hi = host_runtime(infer, rt, all_on_device(infer));
+  for (const auto& [name, cls] : {std::pair{"conv1.fwd", OpClass::kConv},
+                                  {"relu2.fwd", OpClass::kElementwise},
+                                  {"fc4.fwd", OpClass::kGemm}}) {
+    CAPTURE(name);
+    CHECK(hi.issue_s[op_id(infer, name)] == Approx(rt.op_host_s(cls, false)).epsilon(kRel));
+    CHECK(ht.issue_s[op_id(train, name)] ==
+          Approx(rt.op_host_s(cls, false) + module + record).epsilon(kRel));
+  }
+  // Inference: the ops' host values alone, over the whole pass.
+  double forward = 0;
+  for (graphs::OpId id = 0; id < infer.graph.size(); ++id)
+    if (infer.graph.op(id).phase == graphs::Phase::kForward)
+      forward += rt.op_host_s(infer.graph.op(id).op_class, false);
+  double issued = 0;
+  for (graphs::OpId id = 0; id < infer.graph.size(); ++id)
+    if (infer.graph.op(id).phase == graphs::Phase::kForward) issued += hi.issue_s[id];
+  CHECK(issued == Approx(forward).epsilon(kRel));
 }
