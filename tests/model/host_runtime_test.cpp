@@ -458,7 +458,7 @@ TEST_CASE("compile fuses an elementwise op into its only elementwise producer", 
   }
 }
 
-TEST_CASE("autocast's casts cost engine.autocast_cast; in backward each is an autograd node",
+TEST_CASE("autocast's casts cost engine.autocast_cast and in backward each is an autograd node",
           "[host_runtime]") {
   hw::SystemSpec s = load("host_runtime_system.yaml");
   const graphs::LoweredNetwork net = mlp({.precision = Precision::kBf16});
@@ -655,11 +655,11 @@ TEST_CASE("compiled end to end: the fused op has no launch and does not re-read 
 }
 
 // ---------------------------------------------------------------------------------------------
-// The host path by mode: module_call in both modes, autograd_record in training only
+// The host path by mode: module_call and autograd_record in training only
 
 TEST_CASE(
     "a training step adds module_call per layer call and autograd_record per recorded "
-    "layer; inference neither",
+    "layer, inference neither",
     "[host_runtime]") {
   constexpr double kModule = 5 * kUs;
   constexpr double kRecord = 4 * kUs;
