@@ -132,7 +132,7 @@ struct ClassFit {
   std::vector<Residual> residuals;  // every training and held-out sample, in that order
   std::string structure;            // FitOptions::name of the structure fitted
   std::string source;  // the entry's `source:` text when the fit composes its own (profile fits)
-  double cost = 0;                  // sum of squared log residuals over the training samples
+  double cost = 0;     // sum of squared log residuals over the training samples
   int evaluations = 0;
 };
 
@@ -153,8 +153,9 @@ ErrorStats prediction_errors(const std::vector<Sample>& samples, const hw::Devic
 // kMemoryBound from the base's `default` entry), never from the base's entry for the class, so
 // that refitting a calibrated file reproduces it; reports
 // the error on `held_out` (which never enters the fit). Throws UserError when there are fewer
-// training samples than free parameters plus options.min_rows_over_params, when a sample's class differs, or when the
-// optimizer does not converge (naming the class, the tile pair and the optimizer's status).
+// training samples than free parameters plus options.min_rows_over_params, when a sample's class
+// differs, or when the optimizer does not converge (naming the class, the tile pair and the
+// optimizer's status).
 ClassFit fit_class(const hw::EfficiencyKey& entry, ModelForm form, const std::vector<Sample>& train,
                    const std::vector<Sample>& held_out, const hw::DeviceSpec& base,
                    const FitOptions& options);

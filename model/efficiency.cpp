@@ -246,6 +246,16 @@ graphs::Operator numbers_of(const graphs::Operator& op) {
   static_cast<graphs::OpNumbers&>(out) = op;
   return out;
 }
+
+// The op with no convolution geometry left: costed as the GEMM or elementwise op it becomes.
+void without_convolution(graphs::Operator& op) {
+  op.conv_kernel = 0;
+  op.conv_stride = 0;
+  op.conv_batch = 0;
+  op.conv_groups = 0;
+  op.conv_input_elements = 0;
+  op.conv_output_elements = 0;
+}
 }  // namespace
 
 graphs::Operator forward_op(const graphs::Operator& op) {
@@ -296,12 +306,7 @@ graphs::Operator as_gemm_op(const graphs::Operator& op) {
     default:
       break;
   }
-  g.conv_kernel = 0;
-  g.conv_stride = 0;
-  g.conv_batch = 0;
-  g.conv_groups = 0;
-  g.conv_input_elements = 0;
-  g.conv_output_elements = 0;
+  without_convolution(g);
   return g;
 }
 
@@ -330,12 +335,7 @@ graphs::Operator direct_op(const graphs::Operator& op) {
   graphs::Operator d = numbers_of(op);
   d.op_class = graphs::OpClass::kElementwise;
   d.gemm = {};
-  d.conv_kernel = 0;
-  d.conv_stride = 0;
-  d.conv_batch = 0;
-  d.conv_groups = 0;
-  d.conv_input_elements = 0;
-  d.conv_output_elements = 0;
+  without_convolution(d);
   return d;
 }
 
