@@ -38,9 +38,8 @@ std::vector<std::string> entry_sources(const Calibration& c, const std::string& 
     out.push_back(
         !f.source.empty()
             ? f.source
-            : fmt::format("fitted to {}: {} measurements{}; held out (every {}th shape) {}: median "
-                          "|err| {}, p90 "
-                          "{}",
+            : fmt::format("fitted to {}: {} measurements{}; held out (every {}th shape) {}: "
+                          "median |err| {}, p90 {}",
                           what, f.train.count,
                           f.structure.empty()
                               ? ""

@@ -2,12 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "graphs/lower.h"
 #include "graphs/zoo.h"
-#include "model/efficiency.h"
-#include "util/error.h"
 #include "util/percent.h"
 #include "util/precision.h"
 #include "util/suggest.h"
@@ -16,41 +12,30 @@
 namespace amdahl::calibrate {
 namespace {
 
-// One fitted entry: the ops it costs and the kernels that ran them (profile_kernels.h).
+// One fitted entry: its key (the ops' class), the ops' phase in amdahl's lowering and the
+// pass of the kernels that ran them (profile_kernels.h).
 struct ProfileEntry {
   hw::EfficiencyKey entry;
-  OpClass op_class;
-  Phase op_phase;       // the ops' phase in amdahl's lowering
-  Phase kernel_phase;   // the kernels' pass (validate::kernel_phase)
+  Phase op_phase;
+  Phase kernel_phase;   // validate::kernel_phase
   const char* kernels;  // for the source string
 };
 
 const ProfileEntry kEntries[] = {
-    {{OpClass::kNormalization},
-     OpClass::kNormalization,
-     Phase::kForward,
-     Phase::kForward,
-     "cuDNN bn_fw*"},
+    {{OpClass::kNormalization}, Phase::kForward, Phase::kForward, "cuDNN bn_fw*"},
     {{OpClass::kNormalization, Phase::kBackwardData},
-     OpClass::kNormalization,
      Phase::kBackwardData,
      Phase::kBackwardData,
      "cuDNN bn_bw*"},
     {{OpClass::kPooling},
-     OpClass::kPooling,
      Phase::kForward,
      Phase::kForward,
      "max_pool/avg_pool/adaptive_average forward"},
     {{OpClass::kPooling, Phase::kBackwardData},
-     OpClass::kPooling,
      Phase::kBackwardData,
      Phase::kBackwardData,
      "max_pool/avg_pool backward, adaptive_average gradinput"},
-    {{OpClass::kOptimizer},
-     OpClass::kOptimizer,
-     Phase::kUpdate,
-     Phase::kForward,
-     "multi_tensor_apply (foreach SGD)"},
+    {{OpClass::kOptimizer}, Phase::kUpdate, Phase::kForward, "multi_tensor_apply (foreach SGD)"},
 };
 
 // The zoo network a profiled configuration ran, lowered as that training step.
@@ -86,8 +71,7 @@ std::vector<ClassFit> fit_profile_entries(const std::string& path, const std::st
       double measured = 0;
       int kernels = 0;
       for (const auto& k : c.kernels) {
-        const auto cls = validate::classify_profile_key(k.name).op_class;
-        if (cls == e.op_class && k.phase == e.kernel_phase) {
+        if (k.op_class == e.entry.op_class && k.phase == e.kernel_phase) {
           measured += k.device_s_per_step;
           ++kernels;
         }
@@ -96,7 +80,7 @@ std::vector<ClassFit> fit_profile_entries(const std::string& path, const std::st
       const graphs::OpGraph& g = lowered[i].graph;
       for (graphs::OpId id = 0; id < g.size(); ++id) {
         const graphs::Operator& op = g.op(id);
-        if (op.op_class == e.op_class && op.phase == e.op_phase) s.parts.push_back({op, 1});
+        if (op.op_class == e.entry.op_class && op.phase == e.op_phase) s.parts.push_back({op, 1});
       }
       // A configuration whose network has none of the entry's ops, or ran none of its
       // kernels, says nothing of it.

@@ -154,7 +154,7 @@ std::vector<ProfiledConfig> read_kernel_profile(const std::string& path) {
     const std::string cls =
         k.op_class ? std::string(op_class_name(*k.op_class)) : std::string(kUnmapped);
     it->device_s_per_step[cls] += per_step;
-    it->kernels.push_back({t.cell(row, op), std::string(k.family), k.phase, per_step,
+    it->kernels.push_back({t.cell(row, op), std::string(k.family), k.op_class, k.phase, per_step,
                            static_cast<double>(t.whole_number(row, calls, 0, kMaxCalls)) / s});
   }
   return configs;

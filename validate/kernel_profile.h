@@ -41,7 +41,8 @@ ProfileKeyClass classify_profile_key(std::string_view name);
 struct ProfiledKernel {
   std::string name;
   std::string family;
-  Phase phase = Phase::kForward;  // kernel_phase of its name
+  std::optional<OpClass> op_class;  // classify_profile_key of its name (none: unmapped)
+  Phase phase = Phase::kForward;    // kernel_phase of its name
   double device_s_per_step = 0;
   double calls_per_step = 0;
 };

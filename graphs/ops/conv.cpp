@@ -140,23 +140,23 @@ std::vector<Weight> weights(const Layer& layer, const std::vector<TensorInfo>& i
   return w;
 }
 
-// The bias of a convolution with `k` output channels: one FLOP per output element, in the
-// convolution's own kernel (its FLOPs and the bias's bytes, returned as {flops, bytes} to add)
-// or, with ctx.conv_bias_kernel, as a broadcast add over the output in place after it.
-struct BiasInKernel {
-  double flops = 0;
-  double bytes = 0;
-};
-BiasInKernel conv_bias(ForwardContext& ctx, std::int64_t k) {
-  if (!ctx.layer.get_bool("bias")) return {};
+// The bias of a convolution with `k` output channels, one FLOP per output element, after the
+// convolution op was emitted: in that op's own kernel (its FLOPs and the bias's bytes added to
+// it) or, with ctx.conv_bias_kernel, as a broadcast add over the output in place after it.
+void emit_conv_bias(ForwardContext& ctx, std::int64_t k) {
+  if (!ctx.layer.get_bool("bias")) return;
   const double e = dtype_bytes(ctx.in().dtype);
   const double n = d(ctx.out().elements());
-  if (!ctx.conv_bias_kernel) return {n, e * d(k)};
+  if (!ctx.conv_bias_kernel) {
+    Operator& conv = ctx.emitted().front();
+    conv.flops += n;
+    conv.bytes_read += e * d(k);
+    return;
+  }
   Operator add =
       ctx.make("bias", OpClass::kElementwise, n, ctx.out().bytes() + e * d(k), ctx.out().bytes());
   add.in_place = true;
   ctx.emit(std::move(add));
-  return {};
 }
 
 void forward(ForwardContext& ctx) {
@@ -168,10 +168,7 @@ void forward(ForwardContext& ctx) {
   op.gemm = {g.output_grid(ctx.layer), g.k / g.groups, g.in_window(ctx.layer), g.groups};
   g.describe(op);
   ctx.emit(std::move(op));
-  const BiasInKernel bias = conv_bias(ctx, g.k);
-  Operator& conv = ctx.emitted().front();
-  conv.flops += bias.flops;
-  conv.bytes_read += bias.bytes;
+  emit_conv_bias(ctx, g.k);
 }
 
 void backward(BackwardContext& ctx) {
@@ -246,10 +243,7 @@ void transpose_forward(ForwardContext& ctx) {
   op.gemm = {g.input_grid(ctx.layer), g.out_window(ctx.layer), g.c / g.groups, g.groups};
   g.describe(op);
   ctx.emit(std::move(op));
-  const BiasInKernel bias = conv_bias(ctx, g.k);
-  Operator& conv = ctx.emitted().front();
-  conv.flops += bias.flops;
-  conv.bytes_read += bias.bytes;
+  emit_conv_bias(ctx, g.k);
 }
 
 void transpose_backward(BackwardContext& ctx) {
