@@ -9,8 +9,14 @@ AlgorithmFamily library_family(const std::string& algo) {
 }
 
 AlgorithmFamily model_family(const model::KernelChoice& kernel) {
-  return kernel.algorithm == model::Algorithm::kWinograd ? AlgorithmFamily::kWinograd
-                                                         : AlgorithmFamily::kDirect;
+  switch (kernel.algorithm) {
+    case model::Algorithm::kWinograd:
+      return AlgorithmFamily::kWinograd;
+    case model::Algorithm::kFft:
+      return AlgorithmFamily::kFft;
+    default:
+      return AlgorithmFamily::kDirect;
+  }
 }
 
 std::string label_algorithm(const std::string& label) {
@@ -50,6 +56,8 @@ std::vector<AlgorithmAgreement> algorithm_agreement(
           break;
         case AlgorithmFamily::kFft:
           ++a.library_fft;
+          agree = model == AlgorithmFamily::kFft;
+          a.both_fft += agree;
           break;
       }
       const double error = (r.predicted_s - r.measured_s) / r.measured_s;

@@ -2,11 +2,12 @@
 // The model's kernel against the algorithm the library chose, for measurements that name it
 // (DeepBench's forward rows, `algo=` in the shape; every amdahl-cudabench convolution row).
 // Nothing in a fit reads the library's choice, so this is a check of the model's algorithm
-// choice (model/kernel_choice.h): Winograd against direct, per calibrated entry.
+// choice (model/kernel_choice.h): Winograd, FFT and direct, per calibrated entry.
 //
 // Families: the library's WINOGRAD* algorithms are "winograd", FFT* "fft", every other (the
 // implicit-GEMM and GEMM algorithms, cuDNN's backward ALGO_n) "direct"; the model's Winograd
-// kernels (also as forward) are "winograd", every other "direct" (the model has no FFT).
+// kernels (also as forward) are "winograd", its FFT kernels (model/fft.h) "fft", every other
+// "direct".
 
 #include <string>
 #include <vector>
@@ -31,7 +32,8 @@ struct AlgorithmAgreement {
   int both_winograd = 0;  // of those, the model's kernel is Winograd too
   int library_direct = 0;
   int both_direct = 0;
-  int library_fft = 0;                  // the model has no FFT: never agrees
+  int library_fft = 0;
+  int both_fft = 0;                     // of those, the model's kernel is FFT too
   std::vector<double> agreeing_errors;  // signed relative errors of the agreeing rows
   std::vector<double> other_errors;     // and of the rest
 };

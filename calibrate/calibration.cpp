@@ -24,7 +24,7 @@ ClassPlan memory_bound_plan(const hw::EfficiencyKey& entry) {
   return {entry, ModelForm::kMemoryBound, flat, {cache}};  // a tie (no sweep) keeps flat
 }
 
-std::vector<ClassPlan> gpu_plan() {
+std::vector<ClassPlan> gpu_plan(bool fft_algorithm) {
   FitOptions tiles;
   tiles.tile_sizes = {32, 64, 128, 256};
   FitOptions tile_set;
@@ -44,6 +44,9 @@ std::vector<ClassPlan> gpu_plan() {
   conv.name = "tile set";
   conv.fit_winograd = true;
   conv.fit_strided_work = true;
+  // With fft_algorithm, every structure also weighs FFT for its eligible rows at fp32
+  // (model/fft.h), as the libraries' algorithm searches do.
+  conv.fft_algorithm = fft_algorithm;
   FitOptions winograd = conv;
   winograd.name = "winograd";
   winograd.winograd_algorithm = true;

@@ -56,8 +56,12 @@ ClassPlan memory_bound_plan(const hw::EfficiencyKey& entry);
 // conv_bwd_filter) as GEMM-like with a tile set from {16, ..., 256} (the CTA tile sizes of
 // cuBLAS/CUTLASS SGEMM kernels, 16 for their skinny-GEMM kernels), convolutions with a
 // Winograd factor; rnn with one tile pair from {32, 64, 128, 256}; elementwise and reduction
-// as memory-bound.
-std::vector<ClassPlan> gpu_plan();
+// as memory-bound. With fft_algorithm, the convolution entries at fp32 and fp16 also weigh FFT
+// (model/fft.h): the plan of kernels timed through a framework (calibrate torch) and of
+// amdahl-cudabench rows. DeepBench's catalogs are fitted without it: 2 of the P100's 94 and 1 of
+// the V100's 94 forward rows record an FFT algorithm, and refitting the eight DeepBench
+// catalogs (and the studies built on them) is a change of its own.
+std::vector<ClassPlan> gpu_plan(bool fft_algorithm);
 
 // Rows measured through a framework (shape key `framework`, calibrate/cpu/framework_kernels.h)
 // describe what a network run by that framework reaches; a library benchmark of the same

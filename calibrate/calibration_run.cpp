@@ -23,9 +23,9 @@ namespace amdahl::calibrate {
 namespace {
 namespace fs = std::filesystem;
 
-// What is fitted: the CPU plan for a CPU device, else the GPU plan.
+// What is fitted: the CPU plan for a CPU device, else the GPU plan with FFT (gpu_plan).
 std::vector<ClassPlan> plan_for(const hw::DeviceSpec& base, const MeasurementSet& set) {
-  return base.kind == hw::DeviceKind::kCpu ? cpu_plan(set) : gpu_plan();
+  return base.kind == hw::DeviceKind::kCpu ? cpu_plan(set) : gpu_plan(true);
 }
 
 void require(const std::string& value, const char* what, const char* source) {
@@ -103,8 +103,8 @@ CalibrationSummary fit(const DeepBenchSource& source, const CalibrationRequest& 
   const MeasurementSet set = deepbench_rows(source, target, measured);
   CalibrationSummary s;
   s.source = fmt::format("DeepBench {} {}", source.dataset, source.precision);
-  s.calibration = calibrate_device(set, target, gpu_plan(), r.progress);
-  if (r.cross_validate) s.cross_validation = cross_validate(set, target, gpu_plan());
+  s.calibration = calibrate_device(set, target, gpu_plan(false), r.progress);
+  if (r.cross_validate) s.cross_validation = cross_validate(set, target, gpu_plan(false));
   const auto& p = set.provenance;
   const std::string provenance = fmt::format(
       "DeepBench {} ({} {} at {}, {}): {}, host {}, CUDA {}, cuDNN {}, driver {}; precision {}; "

@@ -47,17 +47,18 @@ void print_algorithm_agreement(
   const auto agreement = algorithm_agreement(entries);
   if (agreement.empty()) return;
   Table t({"entry", "rows", "library Winograd: model too", "library direct: model too",
-           "library FFT", "median |err| agreeing", "median |err| other"});
+           "library FFT: model too", "median |err| agreeing", "median |err| other"});
   const auto median = [](const std::vector<double>& errors) {
     return errors.empty() ? std::string("-") : percent(summarize_errors(errors).median_abs);
   };
   for (const auto& a : agreement)
     t.add({a.entry, std::to_string(a.rows),
            fmt::format("{} of {}", a.both_winograd, a.library_winograd),
-           fmt::format("{} of {}", a.both_direct, a.library_direct), std::to_string(a.library_fft),
-           median(a.agreeing_errors), median(a.other_errors)});
+           fmt::format("{} of {}", a.both_direct, a.library_direct),
+           fmt::format("{} of {}", a.both_fft, a.library_fft), median(a.agreeing_errors),
+           median(a.other_errors)});
   out << "\nthe model's algorithm against the library's recorded choice (rows naming it; "
-         "Winograd or direct, the model has no FFT):\n";
+         "Winograd, FFT or direct):\n";
   t.print(out);
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "model/efficiency.h"
+#include "model/fft.h"
 #include "model/roofline.h"
 #include "util/error.h"
 
@@ -337,7 +338,9 @@ ClassFit fit_class(const hw::EfficiencyKey& entry, ModelForm form, const std::ve
                    const FitOptions& options) {
   Problem problem;
   problem.entry = entry;
-  const Setup setup = setup_fit(form, train, base, options);
+  Setup setup = setup_fit(form, train, base, options);
+  setup.start.conv.fft_algorithm =
+      options.fft_algorithm && model::fft_precision(entry.precision.value_or(Precision::kFp32));
   const hw::ClassEfficiency& start = setup.start;
   problem.params = setup.params;
   problem.cache_bytes_max = setup.cache_bytes_max;

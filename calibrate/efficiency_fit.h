@@ -89,6 +89,10 @@ struct FitOptions {
   // inside the sweep, so that the largest samples pin `memory`).
   bool fit_cache = false;
   bool winograd_algorithm = false;
+  // Stride-1 convolutions may run as FFT convolutions (hw::ClassEfficiency fft_algorithm,
+  // model/fft.h): set on the entries of the precisions the library's FFT runs (fp32, fp16);
+  // nothing of it is fitted, it is costed with the entries fitted before.
+  bool fft_algorithm = false;
   // conv_bwd_data: stride-1 data gradients run as forward convolutions costed by the base
   // device's `conv` entry, and their time ratio `as_forward` is fitted (model/efficiency.h).
   bool data_grad_as_forward = false;

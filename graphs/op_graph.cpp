@@ -18,6 +18,12 @@ void describe_convolution(Operator& op, const ConvDescription& g, bool plain) {
   op.conv_groups = g.groups;
   op.conv_input_elements = static_cast<double>(g.n * g.c * g.h * g.w);
   op.conv_output_elements = static_cast<double>(g.n * g.k * g.p * g.q);
+  op.conv_in_channels = g.c;
+  op.conv_out_channels = g.k;
+  op.conv_output_h = g.p;
+  op.conv_output_w = g.q;
+  op.conv_window_h = static_cast<int>(g.r);
+  op.conv_window_w = static_cast<int>(g.s);
 }
 
 // The edge from -> to, searched among `to`'s in-edges (an op has few producers; Boost's

@@ -53,6 +53,14 @@ struct OpNumbers {
   std::int64_t conv_groups = 0;
   double conv_input_elements = 0;
   double conv_output_elements = 0;
+  // Plain convolutions: channels C and K, the window R x S and the output grid P x Q, for the
+  // algorithms whose cost follows the spatial shape (model/fft.h); 0 otherwise.
+  std::int64_t conv_in_channels = 0;
+  std::int64_t conv_out_channels = 0;
+  std::int64_t conv_output_h = 0;
+  std::int64_t conv_output_w = 0;
+  int conv_window_h = 0;
+  int conv_window_w = 0;
 
   double bytes() const { return bytes_read + bytes_written; }
   double intensity() const { return bytes() > 0 ? flops / bytes() : 0; }

@@ -38,11 +38,12 @@ struct GemmParams {
   double unaligned = 0;       // tensor-core ops with a dim off 16-byte alignment: fraction (0: off)
 };
 
-// Convolution algorithms (model/efficiency.h): Winograd, strided data gradients, data gradients
-// run as forward convolutions.
+// Convolution algorithms (model/efficiency.h, model/fft.h): Winograd, FFT, strided data
+// gradients, data gradients run as forward convolutions.
 struct ConvAlgorithmParams {
   double winograd = 1;              // efficiency multiplier of 3x3 stride-1 convolutions (>= 1)
   bool winograd_algorithm = false;  // Winograd as its own algorithm, not a factor
+  bool fft_algorithm = false;       // stride-1 ones may run as FFT convolutions (model/fft.h)
   double strided_work = 1;          // exponent on the strided backward-data work fraction
   double as_forward = 0;  // conv_bwd_data: stride-1 ones cost this x their forward (0: off)
 };
@@ -90,6 +91,7 @@ enum class EfficiencyParam {
   kNarrowCompute,
   kWinograd,
   kWinogradAlgorithm,
+  kFftAlgorithm,
   kStridedWork,
   kAsForward,
   kSplitK,
@@ -332,6 +334,18 @@ inline const std::vector<EfficiencyParamSpec>& efficiency_params() {
        .description = "3x3 stride-1 convolutions: Winograd as its own algorithm (the "
                       "transformed GEMM, the faster of it and the direct one) rather than a "
                       "factor"},
+      {.id = P::kFftAlgorithm,
+       .key = "fft_algorithm",
+       .group = "conv",
+       .type = T::kBool,
+       .access = detail::member<&CE::conv, &C::fft_algorithm>,
+       .max = 1,
+       .default_text = "false",
+       .format = W::kText,
+       .description = "stride-1 convolutions with windows of at least 5x5 at fp32 or fp16 may "
+                      "also run as FFT convolutions (model/fft.h: transforms on the elementwise "
+                      "entry, the complex product on the fp32 gemm entry); the faster algorithm "
+                      "is taken"},
       {.id = P::kStridedWork,
        .key = "strided_work",
        .group = "conv",
@@ -494,7 +508,7 @@ inline const std::vector<ParamGroup>& efficiency_param_groups() {
   static const std::vector<ParamGroup> kGroups{
       {"roofline", "fractions of the roofline and fixed time"},
       {"gemm", "tiles and GEMM: tile and wave quantization, depth, narrow kernels, split-K"},
-      {"conv", "convolution algorithms: Winograd, strided data gradients, as forward"},
+      {"conv", "convolution algorithms: Winograd, FFT, strided data gradients, as forward"},
       {"traffic", "memory: the bandwidth curve, the cache step, traffic against compute"},
       {"cpu", "CPU backend: thread scaling, im2col + GEMM convolutions"},
   };

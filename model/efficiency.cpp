@@ -255,6 +255,12 @@ void without_convolution(graphs::Operator& op) {
   op.conv_groups = 0;
   op.conv_input_elements = 0;
   op.conv_output_elements = 0;
+  op.conv_in_channels = 0;
+  op.conv_out_channels = 0;
+  op.conv_output_h = 0;
+  op.conv_output_w = 0;
+  op.conv_window_h = 0;
+  op.conv_window_w = 0;
 }
 }  // namespace
 

@@ -30,6 +30,9 @@ std::string kernel_name(const KernelChoice& k) {
     case Algorithm::kDirect:
       name = "direct depthwise";
       break;
+    case Algorithm::kFft:
+      name = with_tile("fft");
+      break;
   }
   switch (k.lowering) {
     case Lowering::kAsForward:

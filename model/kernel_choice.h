@@ -1,8 +1,9 @@
 #pragma once
 // The kernel the efficiency model runs a GEMM-like op on (model/efficiency.h), kept with the
 // op's cost so that reports can say which algorithm a time assumes ("winograd 128x64",
-// "split-K 4 x 128x128", "as forward: gemm 128x32", "direct depthwise") and calibration can compare
-// it with the algorithm a measurement names (DeepBench records cuDNN's forward choice).
+// "split-K 4 x 128x128", "as forward: gemm 128x32", "direct depthwise", "fft 32x32") and
+// calibration can compare it with the algorithm a measurement names (DeepBench records cuDNN's
+// forward choice).
 
 #include <cstdint>
 #include <string>
@@ -16,6 +17,7 @@ enum class Algorithm : std::uint8_t {
   kWinograd,  // Winograd's transformed GEMM (tile of that GEMM), or the Winograd factor
   kSplitK,    // the reduction split into `split` parts
   kDirect,    // a direct (depthwise) convolution kernel, bound by memory traffic (runs_direct)
+  kFft,       // an FFT convolution on tile_m x tile_n transforms (model/fft.h)
 };
 
 // How the op reached that kernel: as itself, as the forward convolution a stride-1 data
@@ -31,8 +33,8 @@ struct KernelChoice {
 };
 
 // "-" for kNone; otherwise e.g. "gemm 128x64", "narrow", "winograd 128x32",
-// "split-K 4 x 128x128", "direct depthwise", prefixed "as forward: " or "im2col + BLAS: " for the
-// lowerings.
+// "split-K 4 x 128x128", "direct depthwise", "fft 32x32", prefixed "as forward: " or "im2col +
+// BLAS: " for the lowerings.
 std::string kernel_name(const KernelChoice& k);
 
 }  // namespace amdahl::model

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "model/efficiency.h"
+#include "model/fft.h"
 
 namespace amdahl::model {
 
@@ -117,7 +118,59 @@ double fresh_bytes(const graphs::Operator& op, double above) {
 }
 }  // namespace
 
+const hw::ClassEfficiency& Roofline::entry(const graphs::Operator& op) const {
+  const hw::ClassEfficiency* specific =
+      specific_[specific_index(op.op_class, op.phase, op.precision)];
+  return specific ? *specific : efficiency_[static_cast<int>(op.op_class)];
+}
+
 OpCost Roofline::estimate(const graphs::Operator& op) const {
+  OpCost c = estimate_kernels(op);
+  if (device_->kind == hw::DeviceKind::kGpu && entry(op).conv.fft_algorithm && fft_eligible(op)) {
+    // The library's search times FFT beside the other algorithms and keeps the fastest.
+    const OpCost fft = estimate_fft(op);
+    if (fft.time_s < c.time_s) return fft;
+  }
+  return c;
+}
+
+OpCost Roofline::estimate_fft(const graphs::Operator& op) const {
+  OpCost best;
+  for (const int tile : kFftTiles) {
+    if (!fft_tile_fits(op, tile)) continue;
+    const FftParts parts = fft_parts(op, tile);
+    const OpCost product = estimate(parts.product);
+    OpCost c;
+    c.peak_flops_per_s = product.peak_flops_per_s;
+    c.bandwidth_bytes_per_s = device_->memory.bandwidth_bytes_per_s;
+    c.compute_s = product.compute_s;
+    c.memory_s = product.memory_s;
+    c.latency_s = product.latency_s;
+    double work = std::max(product.compute_s, product.memory_s);
+    for (const graphs::Operator& t : parts.transforms) {
+      const OpCost tc = estimate(t);
+      c.memory_s += tc.memory_s;
+      c.latency_s += tc.latency_s;
+      c.memory_efficiency = tc.memory_efficiency;
+      work += std::max(tc.compute_s, tc.memory_s);
+    }
+    const hw::AllocationSpec& a = device_->allocation;
+    if (a.bytes_per_s > 0) c.allocation_s = fresh_bytes(op, a.above_bytes) / a.bytes_per_s;
+    c.time_s = work + c.allocation_s + c.latency_s;
+    // The direct FLOPs over the time the product computes: above 1 where the transform saves
+    // more work than its GEMM loses, as Winograd's.
+    c.compute_efficiency = c.compute_s > 0 ? op.flops / (c.peak_flops_per_s * c.compute_s) : 0;
+    if (c.latency_s > work + c.allocation_s)
+      c.bound = Bound::kLatency;
+    else
+      c.bound = c.compute_s >= c.memory_s + c.allocation_s ? Bound::kCompute : Bound::kMemory;
+    c.kernel = {Algorithm::kFft, Lowering::kNative, tile, tile};
+    if (best.time_s == 0 || c.time_s < best.time_s) best = c;
+  }
+  return best;
+}
+
+OpCost Roofline::estimate_kernels(const graphs::Operator& op) const {
   const int cls = static_cast<int>(op.op_class);
   const hw::ClassEfficiency* specific =
       specific_[specific_index(op.op_class, op.phase, op.precision)];

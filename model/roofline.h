@@ -47,6 +47,13 @@ class Roofline {
   }
 
  private:
+  // The op's entry: its specific entry (phase, precision) when the device has one, else its
+  // class entry.
+  const hw::ClassEfficiency& entry(const graphs::Operator& op) const;
+  // The op on the library's kernels other than FFT (estimate() also weighs FFT: model/fft.h).
+  OpCost estimate_kernels(const graphs::Operator& op) const;
+  // The op as an FFT convolution on its cheaper tile (model/fft.h; op fft_eligible).
+  OpCost estimate_fft(const graphs::Operator& op) const;
   // Why a rate is not the op's own; the note's text is formatted only when asked for (a
   // sweep builds Rooflines per point and rarely reads them).
   enum class RateNote : std::uint8_t { kNone, kNoRate, kNonMatrixUnit };
