@@ -249,8 +249,8 @@ struct Setup {
   double cache_bytes_max = 0;
 };
 
-Setup setup_fit(ModelForm form, const std::vector<Sample>& train, const hw::DeviceSpec& base,
-                const FitOptions& options) {
+Setup setup_fit(const hw::EfficiencyKey& entry, ModelForm form, const std::vector<Sample>& train,
+                const hw::DeviceSpec& base, const FitOptions& options) {
   Setup setup;
   hw::ClassEfficiency& start = setup.start;
   std::vector<Param>& params = setup.params;
@@ -261,6 +261,8 @@ Setup setup_fit(ModelForm form, const std::vector<Sample>& train, const hw::Devi
     start.cpu.gemm_single_max_input = options.gemm_single_max_input;
     start.traffic.memory_in_series = options.memory_in_series;
     start.traffic.unblocked = options.unblocked;
+    start.conv.fft_algorithm =
+        options.fft_algorithm && model::fft_precision(entry.precision.value_or(Precision::kFp32));
   }
   if (form == ModelForm::kGemmLike && options.unblocked) {
     // Every row streams m n k elements for 2 m n k FLOPs (half a FLOP per byte): memory binds
@@ -338,9 +340,7 @@ ClassFit fit_class(const hw::EfficiencyKey& entry, ModelForm form, const std::ve
                    const FitOptions& options) {
   Problem problem;
   problem.entry = entry;
-  Setup setup = setup_fit(form, train, base, options);
-  setup.start.conv.fft_algorithm =
-      options.fft_algorithm && model::fft_precision(entry.precision.value_or(Precision::kFp32));
+  const Setup setup = setup_fit(entry, form, train, base, options);
   const hw::ClassEfficiency& start = setup.start;
   problem.params = setup.params;
   problem.cache_bytes_max = setup.cache_bytes_max;

@@ -198,7 +198,7 @@ OpCost Roofline::estimate_kernels(const graphs::Operator& op) const {
     return c;
   }
   OpCost c;
-  const hw::ClassEfficiency& e = specific ? *specific : efficiency_[cls];
+  const hw::ClassEfficiency& e = entry(op);
   c.peak_flops_per_s =
       rates_[is_matrix_class(op.op_class) ? 1 : 0][static_cast<int>(op.precision)].flops_per_s;
   c.bandwidth_bytes_per_s = device_->memory.bandwidth_bytes_per_s;
