@@ -69,12 +69,34 @@ def same_files(a, b, what):
               f"{what}: {f} differs from the single-process run's")
 
 
+def holds_a_record(checkpoint):
+    """Whether the checkpoint holds its header and one whole chunk record: the header line
+    ("amdahl-explore-checkpoint 2 FINGERPRINT POINTS CHUNK SIZEOF ORDER"), then the record's
+    chunk and count (two uint64), count results of SIZEOF bytes and a uint64 sum. A file merely
+    large can be a record cut short mid-write, which --resume rightly discards."""
+    try:
+        with open(checkpoint, "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    end = data.find(b"\n")
+    fields = data[:end].split() if end >= 0 else []
+    if len(fields) != 7:
+        return False
+    head = end + 1
+    if len(data) < head + 16:
+        return False
+    byteorder = "little" if fields[6] == b"le" else "big"
+    count = int.from_bytes(data[head + 8:head + 16], byteorder)
+    return len(data) >= head + 16 + count * int(fields[5]) + 8
+
+
 def kill_when_checkpointed(proc, folder, kill):
     """Waits for the run's checkpoint to hold a finished chunk, then kills (kill(proc))."""
     checkpoint = os.path.join(folder, "explore.checkpoint")
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
-        if os.path.exists(checkpoint) and os.path.getsize(checkpoint) > 4096:
+        if os.path.exists(checkpoint) and holds_a_record(checkpoint):
             kill(proc)
             break
         time.sleep(0.01)
