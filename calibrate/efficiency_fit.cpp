@@ -293,7 +293,7 @@ Setup setup_fit(const hw::EfficiencyKey& entry, ModelForm form, const std::vecto
     if (options.fit_strided_work) {
       bool strided = false;
       for (const auto& s : train)
-        strided = strided || (s.op.phase == graphs::Phase::kBackwardData && s.op.conv_stride > 1);
+        strided = strided || (s.op.phase == Phase::kBackwardData && s.op.conv_stride > 1);
       if (strided) params.push_back(Param::kStridedWork);
     }
     // Data gradients that run as forward convolutions are costed by the `conv` entry: their
@@ -356,7 +356,7 @@ ClassFit fit_class(const hw::EfficiencyKey& entry, ModelForm form, const std::ve
     phase.precision = cls.precision = model::entry_precision(s.op);
     if (problem.entry != cls && problem.entry != phase)
       throw InternalError(fmt::format("sample {} of class {} given to the '{}' fit", s.label,
-                                      graphs::op_class_name(s.op.op_class), entry.name()));
+                                      op_class_name(s.op.op_class), entry.name()));
     problem.samples.push_back(&s);
     problem.devices.push_back(device_at_threads(base, s.threads));
   }

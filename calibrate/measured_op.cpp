@@ -109,7 +109,7 @@ graphs::LoweredNetwork lower_one_layer(const OneLayer& l) {
 
 // The ops of the layer `name` in `phase`, in program order.
 std::vector<const graphs::Operator*> layer_ops(const graphs::LoweredNetwork& n,
-                                               const std::string& name, graphs::Phase phase) {
+                                               const std::string& name, Phase phase) {
   std::vector<const graphs::Operator*> out;
   for (graphs::OpId id = 0; id < n.graph.size(); ++id) {
     const graphs::Operator& op = n.graph.op(id);
@@ -118,10 +118,10 @@ std::vector<const graphs::Operator*> layer_ops(const graphs::LoweredNetwork& n,
   return out;
 }
 
-graphs::Phase bench_phase(const std::string& bench) {
-  if (bench.ends_with("_bwd_data")) return graphs::Phase::kBackwardData;
-  if (bench.ends_with("_bwd_filter")) return graphs::Phase::kBackwardWeight;
-  return graphs::Phase::kForward;
+Phase bench_phase(const std::string& bench) {
+  if (bench.ends_with("_bwd_data")) return Phase::kBackwardData;
+  if (bench.ends_with("_bwd_filter")) return Phase::kBackwardWeight;
+  return Phase::kForward;
 }
 
 // The one GEMM-like op of `l` in the bench's phase (bias and casts are other classes).
@@ -194,7 +194,7 @@ graphs::Operator inference_op(const std::string& name, const std::string& kind,
   options.mode = graphs::Mode::kInfer;
   options.precision = precision;
   const graphs::LoweredNetwork n = graphs::lower(graphs::bind_sizes(net, {}), options);
-  const auto ops = layer_ops(n, name, graphs::Phase::kForward);
+  const auto ops = layer_ops(n, name, Phase::kForward);
   if (ops.empty())
     throw UserError(
         fmt::format("a {} layer on {} has no forward op", kind, graphs::shape_str(inputs.front())));
@@ -305,11 +305,11 @@ MeasuredOp rnn_layer_measured_op(const Measurement& m, Precision precision) {
                    params,    {integer(m, "timesteps"), integer(m, "batch"), integer(m, "hidden")},
                    precision, true};
   const graphs::LoweredNetwork n = lower_one_layer(l);
-  std::vector<graphs::Phase> phases{graphs::Phase::kForward};
+  std::vector<Phase> phases{Phase::kForward};
   if (m.bench == "rnn_layer_train")
-    phases.insert(phases.end(), {graphs::Phase::kBackwardData, graphs::Phase::kBackwardWeight});
+    phases.insert(phases.end(), {Phase::kBackwardData, Phase::kBackwardWeight});
   MeasuredOp out;
-  for (graphs::Phase phase : phases)
+  for (Phase phase : phases)
     for (const graphs::Operator* op : layer_ops(n, l.name, phase)) {
       const std::string part = step_part(*op);
       bool counted = false;
@@ -397,13 +397,13 @@ graphs::Operator forward_layer_op(const std::string& kind,
 
 graphs::Operator layer_op(const std::string& kind,
                           const std::map<std::string, std::vector<std::int64_t>>& params,
-                          const graphs::Shape& input, graphs::Phase phase, bool training) {
+                          const graphs::Shape& input, Phase phase, bool training) {
   const OneLayer l{kind, kind, to_params(params), input, Precision::kFp32, training};
   const graphs::LoweredNetwork n = lower_one_layer(l);
   const auto ops = layer_ops(n, l.name, phase);
   if (ops.empty())
     throw UserError(fmt::format("a {} layer on {} has no {} op", kind, graphs::shape_str(input),
-                                graphs::phase_name(phase)));
+                                phase_name(phase)));
   return *ops.front();
 }
 
@@ -458,10 +458,10 @@ int rnn_gates(const std::string& rnn_type) {
 }
 
 MeasuredOp measured_op(const Measurement& m) {
-  const auto op_class = graphs::parse_op_class(m.op_class);
+  const auto op_class = parse_op_class(m.op_class);
   if (!op_class)
     throw UserError(fmt::format("measurement {}: unknown op class '{}' (expected one of: {})",
-                                m.bench, m.op_class, join(graphs::op_class_names())));
+                                m.bench, m.op_class, join(op_class_names())));
   const Precision precision = row_precision(m);
   if (!lowered_bench(m.bench)) {
     MeasuredOp out;
@@ -478,7 +478,7 @@ MeasuredOp measured_op(const Measurement& m) {
   if (out.op.op_class != *op_class)
     throw UserError(fmt::format("measurement {} {}: op class '{}', but the bench times a {} op",
                                 m.bench, format_shape(m.shape), m.op_class,
-                                graphs::op_class_name(out.op.op_class)));
+                                op_class_name(out.op.op_class)));
   return out;
 }
 

@@ -62,7 +62,7 @@ graphs::Operator to_operator(const Measurement& m);
 // UserError for parameters or an input the layer rejects, or a layer without an op in `phase`.
 graphs::Operator layer_op(const std::string& kind,
                           const std::map<std::string, std::vector<std::int64_t>>& params,
-                          const graphs::Shape& input, graphs::Phase phase, bool training);
+                          const graphs::Shape& input, Phase phase, bool training);
 
 // The first forward op of one layer of `kind` on fp32 `inputs` (a layer of several inputs gets
 // them in order), lowered for inference: the op a bench that times one forward call runs.

@@ -23,11 +23,11 @@
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/progress.h"
-#include "cli/table.h"
 #include "hw/system_loader.h"
 #include "util/error.h"
 #include "util/path_policy.h"
 #include "util/suggest.h"
+#include "util/table.h"
 
 namespace amdahl::cli {
 namespace {

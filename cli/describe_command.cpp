@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/table.h"
 #include "graphs/layer_kind.h"
 #include "graphs/lower.h"
 #include "graphs/zoo.h"
@@ -12,6 +11,7 @@
 #include "hw/system_schema.h"
 #include "util/error.h"
 #include "util/suggest.h"
+#include "util/table.h"
 
 #ifdef AMDAHL_WITH_ONNX_IMPORT
 #include "graphs/onnx/onnx_import.h"
@@ -98,7 +98,7 @@ void describe_ops(std::ostream& out) {
                                : kind.min_inputs == kind.max_inputs
                                    ? std::to_string(kind.min_inputs)
                                    : fmt::format("{}-{}", kind.min_inputs, kind.max_inputs);
-    t.add({name, std::string(graphs::op_class_name(kind.op_class)), inputs, params, kind.summary});
+    t.add({name, std::string(op_class_name(kind.op_class)), inputs, params, kind.summary});
   }
   t.print(out);
 #ifdef AMDAHL_WITH_ONNX_IMPORT

@@ -25,7 +25,6 @@
 #include "cli/output_files.h"
 #include "cli/progress.h"
 #include "cli/report.h"
-#include "cli/table.h"
 #include "cli/workload.h"
 #include "graphs/zoo.h"
 #include "hw/quantity_expr.h"
@@ -35,6 +34,7 @@
 #include "util/error.h"
 #include "util/input_log.h"
 #include "util/suggest.h"
+#include "util/table.h"
 
 #ifdef AMDAHL_WITH_MPI
 #include <mpi.h>

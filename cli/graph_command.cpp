@@ -25,8 +25,7 @@ void print_dot(std::ostream& out, const graphs::LoweredNetwork& net) {
     const auto& op = g.op(id);
     // The name a quoted ID of its own (dot_string), joined to the rest with DOT's '+'.
     out << fmt::format("  n{} [label={} + \"\\n{} {}\\n{:.3g} GFLOP\"];\n", id, dot_string(op.name),
-                       graphs::op_class_name(op.op_class), graphs::phase_name(op.phase),
-                       op.flops / 1e9);
+                       op_class_name(op.op_class), phase_name(op.phase), op.flops / 1e9);
   }
   for (graphs::OpId id = 0; id < g.size(); ++id)
     for (graphs::OpId s : g.successors(id)) out << fmt::format("  n{} -> n{};\n", id, s);
@@ -42,8 +41,8 @@ nlohmann::json graph_json(const graphs::LoweredNetwork& net) {
                    {"name", op.name},
                    {"layer", op.layer},
                    {"kind", op.kind},
-                   {"class", graphs::op_class_name(op.op_class)},
-                   {"phase", graphs::phase_name(op.phase)},
+                   {"class", op_class_name(op.op_class)},
+                   {"phase", phase_name(op.phase)},
                    {"precision", precision_name(op.precision)},
                    {"dtype", graphs::dtype_name(op.dtype)},
                    {"output_shape", op.output_shape},

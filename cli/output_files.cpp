@@ -45,7 +45,7 @@ nlohmann::json timeline_json(const model::Prediction& p, const graphs::OpGraph& 
     const auto& s = p.schedule.ops[id];
     const auto [tid, name] = lane(p.resources[id], s.lane);
     lanes[tid] = name;
-    nlohmann::json args = {{"phase", graphs::phase_name(op.phase)},
+    nlohmann::json args = {{"phase", phase_name(op.phase)},
                            {"layer", op.layer},
                            {"flops", op.flops},
                            {"bytes", op.bytes()},
@@ -54,7 +54,7 @@ nlohmann::json timeline_json(const model::Prediction& p, const graphs::OpGraph& 
     if (p.costs[id].kernel.algorithm != model::Algorithm::kNone)
       args["kernel"] = model::kernel_name(p.costs[id].kernel);
     events.push_back({{"name", op.name},
-                      {"cat", graphs::op_class_name(op.op_class)},
+                      {"cat", op_class_name(op.op_class)},
                       {"ph", "X"},
                       {"ts", s.start_s * 1e6},
                       {"dur", (s.end_s - s.start_s) * 1e6},

@@ -6,11 +6,11 @@
 #include <map>
 #include <numeric>
 
-#include "cli/table.h"
 #include "hw/units.h"
 #include "util/output_encoding.h"
 #include "util/percent.h"
 #include "util/suggest.h"
+#include "util/table.h"
 
 namespace amdahl::cli {
 
@@ -260,7 +260,7 @@ void print_breakdown_table(std::ostream& out, const model::Prediction& p,
   for (graphs::OpId id : costliest(p, 10)) {
     const auto& op = g.op(id);
     const auto& c = p.costs[id];
-    ops.add({op.name, std::string(graphs::op_class_name(op.op_class)), seconds(c.time_s),
+    ops.add({op.name, std::string(op_class_name(op.op_class)), seconds(c.time_s),
              fmt::format("{:.3f}", op.flops / 1e9), fmt::format("{:.2f}", op.bytes() / 1e6),
              std::string(model::bound_name(c.bound)), fmt::format("{:.2f}", c.compute_efficiency),
              fmt::format("{:.2f}", c.memory_efficiency), model::kernel_name(c.kernel)});
@@ -277,7 +277,7 @@ nlohmann::json breakdown_json(const model::Prediction& p, const graphs::OpGraph&
     const auto& op = g.op(id);
     const auto& c = p.costs[id];
     top.push_back({{"op", op.name},
-                   {"class", graphs::op_class_name(op.op_class)},
+                   {"class", op_class_name(op.op_class)},
                    {"time_s", c.time_s},
                    {"flops", op.flops},
                    {"bytes", op.bytes()},

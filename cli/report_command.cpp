@@ -20,7 +20,6 @@
 #include "cli/progress.h"
 #include "cli/report.h"
 #include "cli/study.h"
-#include "cli/table.h"
 #include "cli/validation_view.h"
 #include "cli/workload.h"
 #include "graphs/zoo.h"
@@ -28,6 +27,7 @@
 #include "util/error.h"
 #include "util/output_encoding.h"
 #include "util/suggest.h"
+#include "util/table.h"
 #include "validate/comparison.h"
 #include "validate/measured_runs.h"
 
@@ -211,7 +211,7 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
     const model::ClassAccelerability& c10 = m.at10.classes[i];
     const auto c2 = std::find_if(m.at2.classes.begin(), m.at2.classes.end(),
                                  [&](const auto& c) { return c.op_class == c10.op_class; });
-    const std::string cls(graphs::op_class_name(c10.op_class));
+    const std::string cls(op_class_name(c10.op_class));
     a.add({cls, pct(c10.share, 1), seconds(c2->at_k_s), times(c2->speedup_at_k),
            seconds(c10.at_k_s), times(c10.speedup_at_k), times(c10.bound_speedup)});
     csv.accelerability.add({name, mode, cls, num(c10.share), num(c10.busy_s), num(c2->at_k_s),

@@ -20,12 +20,12 @@
 #include "cli/output_files.h"
 #include "cli/progress.h"
 #include "cli/report.h"
-#include "cli/table.h"
 #include "cli/workload.h"
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
 #include "model/sweep.h"
 #include "util/error.h"
+#include "util/table.h"
 
 namespace amdahl::cli {
 namespace {

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "cli/figures.h"
-#include "cli/table.h"
 #include "hw/system.h"
 #include "model/prediction.h"
+#include "util/table.h"
 #include "validate/comparison.h"
 
 namespace amdahl::cli {

@@ -18,7 +18,6 @@
 #include "cli/json_text.h"
 #include "cli/output_files.h"
 #include "cli/report.h"
-#include "cli/table.h"
 #include "cli/workload.h"
 #include "hw/system_loader.h"
 #include "model/accelerability.h"
@@ -27,6 +26,7 @@
 #include "util/input_file.h"
 #include "util/percent.h"
 #include "util/suggest.h"
+#include "util/table.h"
 
 namespace amdahl::cli {
 namespace {
@@ -35,10 +35,9 @@ std::string times(double x) { return std::isinf(x) ? "inf" : fmt::format("{:.3f}
 
 std::string join_classes(const model::ClassSpeedups& s) {
   std::string out;
-  for (int i = 0; i < graphs::kOpClassCount; ++i)
+  for (int i = 0; i < kOpClassCount; ++i)
     if (s.factor[i] != 1.0)
-      out += (out.empty() ? "" : ", ") +
-             std::string(graphs::op_class_name(static_cast<graphs::OpClass>(i)));
+      out += (out.empty() ? "" : ", ") + std::string(op_class_name(static_cast<OpClass>(i)));
   return out;
 }
 
@@ -46,16 +45,15 @@ Table accelerability_table(const model::Accelerability& a) {
   const std::string at_k = fmt::format("at {:g}x", a.k);
   Table t({"op class", "share", "busy", at_k, "speedup", "bound", "bound speedup"});
   for (const auto& c : a.classes)
-    t.add({std::string(graphs::op_class_name(c.op_class)), format_percent(c.share),
-           seconds(c.busy_s), seconds(c.at_k_s), times(c.speedup_at_k), seconds(c.bound_s),
-           times(c.bound_speedup)});
+    t.add({std::string(op_class_name(c.op_class)), format_percent(c.share), seconds(c.busy_s),
+           seconds(c.at_k_s), times(c.speedup_at_k), seconds(c.bound_s), times(c.bound_speedup)});
   return t;
 }
 
 nlohmann::json accelerability_json(const model::Accelerability& a) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& c : a.classes)
-    rows.push_back({{"op_class", graphs::op_class_name(c.op_class)},
+    rows.push_back({{"op_class", op_class_name(c.op_class)},
                     {"share", c.share},
                     {"critical_s", c.critical_s},
                     {"busy_s", c.busy_s},

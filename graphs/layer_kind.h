@@ -1,6 +1,6 @@
 #pragma once
 // The operator table: every layer kind is registered once with its parameters, shape
-// inference, weights, and forward and backward lowering rules (style.md rule 6). Rules
+// inference, weights, and forward and backward lowering rules: one concept, one place. Rules
 // write their FLOP and byte formulas in one place; importers (ONNX) map onto these kinds.
 
 #include <functional>

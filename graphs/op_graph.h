@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "graphs/op_class.h"
 #include "graphs/tensor.h"
+#include "util/op_class.h"
 #include "util/precision.h"
 
 namespace amdahl::graphs {

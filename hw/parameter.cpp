@@ -7,6 +7,7 @@
 
 #include "hw/class_efficiency.h"
 #include "hw/efficiency_key.h"
+#include "hw/hardware_keys.h"
 #include "hw/system_schema.h"
 #include "util/error.h"
 #include "util/suggest.h"
@@ -127,59 +128,31 @@ struct Access {
   Setter set;
 };
 
-template <class Member>
-Access device_member(Member member) {
-  return {[member](const SystemSpec& s, std::size_t i) {
-            return static_cast<double>(member(s.devices[i]));
-          },
-          [member](SystemSpec& s, const SystemSpec&, std::size_t i, double v) {
-            auto& m = member(s.devices[i]);
-            m = static_cast<std::remove_reference_t<decltype(m)>>(v);
+// The access to the number `key` binds in the spec `spec(system, i)` returns.
+template <class Spec, class Of>
+Access key_access(const HardwareKey<Spec>& key, Of spec) {
+  return {[&key, spec](const SystemSpec& s, std::size_t i) { return key.get(spec(s, i)); },
+          [&key, spec](SystemSpec& s, const SystemSpec& base, std::size_t i, double v) {
+            if (key.vary)
+              key.vary(spec(s, i), spec(base, i), v);
+            else
+              key.set(spec(s, i), v);
           }};
 }
 
-// Link `i` of `s`, or its network's NIC link.
-template <class System>
-auto& link_of(System& s, std::size_t i, bool network) {
-  return network ? s.network->link : s.links[i];
-}
-
-template <class Member>
-Access link_member(Member member, bool network) {
-  auto link = [network](auto& s, std::size_t i) -> auto& { return link_of(s, i, network); };
-  return {[member, link](const SystemSpec& s, std::size_t i) { return member(link(s, i)); },
-          [member, link](SystemSpec& s, const SystemSpec&, std::size_t i, double v) {
-            member(link(s, i)) = v;
-          }};
-}
-
-template <class Member>
-Access runtime_member(Member member) {
-  return {
-      [member](const SystemSpec& s, std::size_t) { return member(s.runtime); },
-      [member](SystemSpec& s, const SystemSpec&, std::size_t, double v) { member(s.runtime) = v; }};
+// "a, b and c".
+std::string and_list(const std::vector<std::string>& items) {
+  if (items.size() < 2) return join(items);
+  const std::vector<std::string> head(items.begin(), items.end() - 1);
+  return join(head) + " and " + items.back();
 }
 
 Access device_access(const SystemSpec& system, const std::vector<std::size_t>& targets,
                      const std::string& canonical, const std::vector<std::string>& keys,
                      const std::string& what) {
-  if (canonical == "parallel_units")
-    return device_member([](auto& d) -> auto& { return d.parallel_units; });
-  if (canonical == "clock") return device_member([](auto& d) -> auto& { return d.clock_hz; });
-  if (canonical == "launch_latency")
-    return device_member([](auto& d) -> auto& { return d.launch_latency_s; });
-  if (canonical == "copy_engines")
-    return device_member([](auto& d) -> auto& { return d.copy_engines; });
-  if (canonical == "memory.capacity")
-    return device_member([](auto& d) -> auto& { return d.memory.capacity_bytes; });
-  if (canonical == "memory.bandwidth")
-    return device_member([](auto& d) -> auto& { return d.memory.bandwidth_bytes_per_s; });
-  if (canonical == "memory.l2_cache")
-    return device_member([](auto& d) -> auto& { return d.memory.l2_bytes; });
-  if (canonical == "allocation.above")
-    return device_member([](auto& d) -> auto& { return d.allocation.above_bytes; });
-  if (canonical == "allocation.bandwidth")
-    return device_member([](auto& d) -> auto& { return d.allocation.bytes_per_s; });
+  if (const HardwareKey<DeviceSpec>* k = find_key(device_keys(), canonical); k && k->varies)
+    return key_access(
+        *k, [](auto& s, std::size_t i) -> auto& { return s.devices[i]; });
   if (canonical == "peak.*.rate") {
     const Precision p = *parse_precision(keys.at(0));  // the schema checked the name
     for (const std::size_t i : targets)
@@ -187,7 +160,10 @@ Access device_access(const SystemSpec& system, const std::vector<std::size_t>& t
         throw UserError(
             fmt::format("{}: {} ({}) has no {} rate to vary; give it in the device file", what,
                         system.devices[i].name, system.devices[i].model, keys.at(0)));
-    return device_member([p](auto& d) -> auto& { return d.peak.at(p).flops_per_s; });
+    return {[p](const SystemSpec& s, std::size_t i) { return s.devices[i].peak.at(p).flops_per_s; },
+            [p](SystemSpec& s, const SystemSpec&, std::size_t i, double v) {
+              s.devices[i].peak.at(p).flops_per_s = v;
+            }};
   }
   if (canonical.rfind("efficiency.*.", 0) == 0) {
     const EfficiencyKey key = *parse_efficiency_key(keys.at(0));
@@ -211,65 +187,31 @@ Access device_access(const SystemSpec& system, const std::vector<std::size_t>& t
               }};
     }
   }
-  throw UserError(fmt::format(
-      "{}: explore cannot vary '{}'; a device's varied keys are parallel_units, clock, "
-      "peak.<precision>, memory.capacity, memory.bandwidth, memory.l2_cache, allocation.above, "
-      "allocation.bandwidth, launch_latency, copy_engines and efficiency.<entry>.<parameter>",
-      what, canonical));
+  throw UserError(fmt::format("{}: explore cannot vary '{}'; a device's varied keys are {}", what,
+                              canonical, and_list(varied_keys(device_keys()))));
 }
 
 Access link_access(const std::string& canonical, bool network, const std::string& what) {
-  auto link = [network](auto& s, std::size_t i) -> auto& { return link_of(s, i, network); };
-  if (canonical == "bandwidth") {
-    // The achieved bandwidths keep their fraction of the nominal one.
-    return {[link](const SystemSpec& s, std::size_t i) { return link(s, i).bandwidth_bytes_per_s; },
-            [link](SystemSpec& s, const SystemSpec& base, std::size_t i, double v) {
-              const LinkSpec& b = link(base, i);
-              LinkSpec& l = link(s, i);
-              const double r = v / b.bandwidth_bytes_per_s;
-              l.bandwidth_bytes_per_s = v;
-              l.h2d_pinned = b.h2d_pinned * r;
-              l.d2h_pinned = b.d2h_pinned * r;
-              l.h2d_pageable = b.h2d_pageable * r;
-              l.d2h_pageable = b.d2h_pageable * r;
-              if (b.p2p_bytes_per_s) l.p2p_bytes_per_s = *b.p2p_bytes_per_s * r;
-            }};
-  }
-  if (canonical == "latency")
-    return link_member(
-        [](auto& l) -> auto& { return l.latency_s; }, network);
-  if (canonical == "h2d_pinned")
-    return link_member(
-        [](auto& l) -> auto& { return l.h2d_pinned; }, network);
-  if (canonical == "d2h_pinned")
-    return link_member(
-        [](auto& l) -> auto& { return l.d2h_pinned; }, network);
-  if (canonical == "h2d_pageable")
-    return link_member(
-        [](auto& l) -> auto& { return l.h2d_pageable; }, network);
-  if (canonical == "d2h_pageable")
-    return link_member(
-        [](auto& l) -> auto& { return l.d2h_pageable; }, network);
-  if (canonical == "p2p") {
-    return {[link](const SystemSpec& s, std::size_t i) { return link(s, i).p2p_bandwidth(); },
-            [link](SystemSpec& s, const SystemSpec&, std::size_t i, double v) {
-              link(s, i).p2p_bytes_per_s = v;
-            }};
-  }
-  throw UserError(fmt::format(
-      "{}: explore cannot vary '{}'; a link's varied keys are bandwidth, latency, h2d_pinned, "
-      "d2h_pinned, h2d_pageable, d2h_pageable and p2p",
-      what, canonical));
+  if (const HardwareKey<LinkSpec>* k = find_key(link_keys(), canonical); k && k->varies)
+    return key_access(
+        *k, [network](auto& s, std::size_t i) -> auto& {
+          return network ? s.network->link : s.links[i];
+        });
+  throw UserError(fmt::format("{}: explore cannot vary '{}'; a link's varied keys are {}", what,
+                              canonical, and_list(varied_keys(link_keys()))));
 }
 
 Access runtime_access(const std::string& canonical, const std::vector<std::string>& keys,
                       const std::string& what) {
-  if (canonical == "dispatch_per_op")
-    return runtime_member([](auto& r) -> auto& { return r.dispatch_per_op_s; });
-  if (canonical == "sync_latency")
-    return runtime_member([](auto& r) -> auto& { return r.sync_latency_s; });
-  if (canonical == "collectives.step_latency")
-    return runtime_member([](auto& r) -> auto& { return r.collectives.step_latency_s; });
+  if (const HardwareKey<RuntimeSpec>* k = find_key(runtime_keys(), canonical); k && k->varies)
+    return key_access(
+        *k, [](auto& s, std::size_t) -> auto& { return s.runtime; });
+  if (canonical.starts_with("collectives."))
+    if (const HardwareKey<CollectiveSpec>* k =
+            find_key(collective_keys(), canonical.substr(std::string("collectives.").size()));
+        k && k->varies)
+      return key_access(
+          *k, [](auto& s, std::size_t) -> auto& { return s.runtime.collectives; });
   if (canonical == "ops.*.host" || canonical == "ops.*.backward") {
     const OpClass c = *parse_op_class(keys.at(0));
     const bool backward = canonical == "ops.*.backward";
@@ -298,22 +240,12 @@ Access runtime_access(const std::string& canonical, const std::vector<std::strin
                 }};
       }
   }
-  if (canonical == "optimizer.step")
-    return {[](const SystemSpec& s, std::size_t) { return s.runtime.optimizer_step_s(); },
-            [](SystemSpec& s, const SystemSpec&, std::size_t, double v) {
-              s.runtime.optimizer.step_s = v;
-            }};
-  if (canonical == "optimizer.per_param")
-    return {[](const SystemSpec& s, std::size_t) { return s.runtime.optimizer_per_param_s(); },
-            [](SystemSpec& s, const SystemSpec&, std::size_t, double v) {
-              s.runtime.optimizer.per_param_s = v;
-            }};
+  std::vector<std::string> varied = varied_keys(runtime_keys());
+  for (const std::string& k : varied_keys(collective_keys(), "collectives.")) varied.push_back(k);
   throw UserError(fmt::format(
-      "{}: explore cannot vary 'runtime.{}'; the runtime's varied keys are dispatch_per_op, "
-      "sync_latency, ops.<class>.host, ops.<class>.backward, engine.<cost>.host, optimizer.step, "
-      "optimizer.per_param and collectives.step_latency (bucket_cap and the kernels counts "
-      "change how a network is lowered)",
-      what, canonical));
+      "{}: explore cannot vary 'runtime.{}'; the runtime's varied keys are {} (bucket_cap and the "
+      "kernels counts change how a network is lowered)",
+      what, canonical, and_list(varied)));
 }
 
 }  // namespace

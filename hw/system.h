@@ -1,6 +1,6 @@
 #pragma once
 // SystemSpec: devices, links, runtime and topology of one machine, in SI units, validated.
-// Built by load_system() from YAML; immutable plain structs afterwards (style.md rule 5).
+// Built by load_system() from YAML; immutable plain structs afterwards.
 
 #include <map>
 #include <optional>

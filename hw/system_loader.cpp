@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <map>
 
+#include "hw/hardware_keys.h"
 #include "hw/system_schema.h"
 #include "hw/topology.h"
 #include "util/error.h"
@@ -32,6 +34,28 @@ Record read_file(const YamlFile& file, const std::vector<Field>& schema) {
       with_yaml_errors(file, [&] { return read_record(file, file.root, schema, "", diags); });
   diags.throw_if_any();
   return r;
+}
+
+// The value at `path` ("memory.bandwidth") of `r`, or nullptr when the file leaves it out (or
+// a map above it).
+const Value* value_at(const Record& r, const std::string& path) {
+  const std::size_t dot = path.find('.');
+  const std::string key = path.substr(0, dot);
+  if (!r.has(key)) return nullptr;
+  if (dot == std::string::npos) return &r.value(key);
+  return value_at(r.map(key), path.substr(dot + 1));
+}
+
+// Every member a row of `keys` binds, set from `r` where the file gives it or its schema
+// default (hw/hardware_keys.h); a member the file leaves out keeps the spec's own value.
+template <class Spec>
+void apply_keys(const std::vector<HardwareKey<Spec>>& keys, const Record& r, Spec& spec) {
+  for (const HardwareKey<Spec>& k : keys) {
+    if (!k.set) continue;
+    const Value* v = value_at(r, k.path);
+    if (!v) continue;
+    k.set(spec, k.field.type == FieldType::kInt ? std::round(v->number) : v->number);
+  }
 }
 
 // An entry from its record, one parameter per row of hw/class_efficiency.h (every key is
@@ -99,8 +123,7 @@ DeviceSpec to_device(const Record& r, const YamlFile& file, const std::vector<st
   const std::string& kind = r.text("kind");
   d.kind = kind == "cpu" ? DeviceKind::kCpu
                          : (kind == "gpu" ? DeviceKind::kGpu : DeviceKind::kAccelerator);
-  d.parallel_units = static_cast<int>(r.integer("parallel_units"));
-  d.clock_hz = r.number_or("clock", 0);
+  apply_keys(device_keys(), r, d);
   Diagnostics diags;
   bool has_fp32 = false;
   if (r.has("peak")) {
@@ -119,14 +142,6 @@ DeviceSpec to_device(const Record& r, const YamlFile& file, const std::vector<st
     }
   }
   if (!has_fp32) diags.add(r.where(), "peak.fp32", "required key is missing (peak fp32 rate)");
-  const Record& m = r.map("memory");
-  d.memory = MemorySpec{m.number("capacity"), m.number("bandwidth"), m.number_or("l2_cache", 0)};
-  if (r.has("allocation")) {
-    const Record& a = r.map("allocation");
-    d.allocation = AllocationSpec{a.number("above"), a.number("bandwidth")};
-  }
-  d.launch_latency_s = r.number("launch_latency");
-  d.copy_engines = static_cast<int>(r.integer("copy_engines"));
   d.calibrated = r.boolean("calibrated");
   d.calibration_source = r.text_or("calibration", "");
   if (d.calibrated && d.calibration_source.empty())
@@ -165,24 +180,15 @@ DeviceSpec to_device(const Record& r, const YamlFile& file, const std::vector<st
 LinkSpec to_link(const Record& r) {
   LinkSpec l;
   l.model = r.text("name");
-  l.bandwidth_bytes_per_s = r.number("bandwidth");
-  l.latency_s = r.number("latency");
   l.calibrated = r.boolean("calibrated");
-  auto achieved = [&](const char* key) {
-    if (r.has(key)) return r.number(key);
-    l.assumptions.push_back(
-        fmt::format("{}: {} not measured; using the nominal {}", l.model, key,
-                    format_quantity(l.bandwidth_bytes_per_s, Dimension::kBandwidth)));
-    return l.bandwidth_bytes_per_s;
-  };
-  l.h2d_pinned = achieved("h2d_pinned");
-  l.d2h_pinned = achieved("d2h_pinned");
-  l.h2d_pageable = achieved("h2d_pageable");
-  l.d2h_pageable = achieved("d2h_pageable");
-  // An absent p2p is listed by the results that use it (Topology::p2p_assumption), not here:
-  // a host copy's prediction lists this link's assumptions and uses no device-to-device
-  // bandwidth.
-  if (r.has("p2p")) l.p2p_bytes_per_s = r.number("p2p");
+  apply_keys(link_keys(), r, l);
+  for (const HardwareKey<LinkSpec>& k : link_keys())
+    if (k.nominal_when_absent && !r.has(k.path)) {
+      k.set(l, l.bandwidth_bytes_per_s);
+      l.assumptions.push_back(
+          fmt::format("{}: {} not measured; using the nominal {}", l.model, k.path,
+                      format_quantity(l.bandwidth_bytes_per_s, Dimension::kBandwidth)));
+    }
   return l;
 }
 
@@ -195,8 +201,7 @@ CollectiveSpec to_collectives(const Record& r) {
                                     : (algorithm == "tree" ? CollectiveAlgorithmChoice::kTree
                                                            : CollectiveAlgorithmChoice::kAuto);
   c.variable_update = *parse_variable_update(r.text("variable_update"));  // the schema checked it
-  c.step_latency_s = r.number("step_latency");
-  c.bucket_cap_bytes = r.number("bucket_cap");
+  apply_keys(collective_keys(), r, c);
   c.peer_links = r.boolean("peer_links");
   if (r.has("link_bandwidth"))
     for (const Record& l : r.list("link_bandwidth"))
@@ -224,7 +229,7 @@ Record defaults_of(const std::vector<Field>& fields, const std::string& path) {
 RuntimeSpec to_runtime(const Record& r) {
   RuntimeSpec rt;
   rt.name = r.text("name");
-  rt.dispatch_per_op_s = r.number("dispatch_per_op");
+  apply_keys(runtime_keys(), r, rt);
   if (r.has("ops"))
     for (const Record& o : r.list("ops")) {
       OpHostCost c;
@@ -249,12 +254,8 @@ RuntimeSpec to_runtime(const Record& r) {
     const std::string& impl = o.text("impl");
     opt.impl = impl == "foreach" ? OptimizerImpl::kForeach
                                  : (impl == "fused" ? OptimizerImpl::kFused : OptimizerImpl::kLoop);
-    if (o.has("step")) opt.step_s = o.number("step");
-    if (o.has("per_param")) opt.per_param_s = o.number("per_param");
-    opt.kernels = static_cast<int>(o.integer("kernels"));
     opt.source = o.text_or("source", "");
   }
-  rt.sync_latency_s = r.number("sync_latency");
   const std::string& sync = r.text("sync");
   rt.sync = sync == "end_of_step"
                 ? SyncPoint::kEndOfStep

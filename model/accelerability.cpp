@@ -16,15 +16,15 @@ Accelerability accelerability(const CostedStep& step, double k) {
   a.baseline_s = base.makespan_s;
   const graphs::OpGraph& g = step.net->graph;
 
-  std::array<double, graphs::kOpClassCount> critical{}, busy{};
-  std::array<bool, graphs::kOpClassCount> present{};
+  std::array<double, kOpClassCount> critical{}, busy{};
+  std::array<bool, kOpClassCount> present{};
   for (graphs::OpId id = 0; id < g.size(); ++id) {
     const int c = static_cast<int>(g.op(id).op_class);
     present[c] = true;
     busy[c] += step.input.costs[id].time_s;
   }
   for (const ScheduledCopy& c : base.copies) {
-    const int t = static_cast<int>(graphs::OpClass::kTransfer);
+    const int t = static_cast<int>(OpClass::kTransfer);
     present[t] = true;
     busy[t] += c.end_s - c.start_s;
   }
@@ -35,7 +35,7 @@ Accelerability accelerability(const CostedStep& step, double k) {
       host += dt;
       continue;
     }
-    critical[iv.copy >= 0 ? static_cast<int>(graphs::OpClass::kTransfer)
+    critical[iv.copy >= 0 ? static_cast<int>(OpClass::kTransfer)
                           : static_cast<int>(g.op(iv.op).op_class)] += dt;
   }
   a.host_share = a.baseline_s > 0 ? host / a.baseline_s : 0;
@@ -43,10 +43,10 @@ Accelerability accelerability(const CostedStep& step, double k) {
   auto ratio = [&](double t) {
     return t > 0 ? a.baseline_s / t : std::numeric_limits<double>::infinity();
   };
-  for (int i = 0; i < graphs::kOpClassCount; ++i) {
+  for (int i = 0; i < kOpClassCount; ++i) {
     if (!present[i]) continue;
     ClassAccelerability c;
-    c.op_class = static_cast<graphs::OpClass>(i);
+    c.op_class = static_cast<OpClass>(i);
     c.critical_s = critical[i];
     c.share = a.baseline_s > 0 ? critical[i] / a.baseline_s : 0;
     c.busy_s = busy[i];

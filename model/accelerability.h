@@ -13,7 +13,7 @@
 namespace amdahl::model {
 
 struct ClassAccelerability {
-  graphs::OpClass op_class = graphs::OpClass::kGemm;
+  OpClass op_class = OpClass::kGemm;
   double critical_s = 0;  // seconds on the baseline critical path
   double share = 0;       // critical_s / baseline
   double busy_s = 0;      // sum of the class's op times (ignores overlap)

@@ -174,7 +174,7 @@ ComputeChoice compute_choice(const graphs::Operator& op, const hw::ClassEfficien
       out.kernel = {Algorithm::kSplitK, Lowering::kNative, direct.tile_m, direct.tile_n, s.parts};
     }
   }
-  if (op.phase == graphs::Phase::kBackwardData && op.conv_stride > 1 && !op.gemm.empty())
+  if (op.phase == Phase::kBackwardData && op.conv_stride > 1 && !op.gemm.empty())
     out.efficiency *= std::pow(implicit_gemm_work_fraction(op), e.conv.strided_work);
   if (e.gemm.unaligned > 0 && !tensor_core_aligned(op)) out.efficiency *= e.gemm.unaligned;
   if (kind == hw::DeviceKind::kCpu) out.efficiency *= thread_scaling_efficiency(e, parallel_units);
@@ -216,7 +216,7 @@ double implicit_gemm_work_fraction(const graphs::Operator& op) {
 graphs::GemmDims winograd_dims(const graphs::Operator& op) {
   const graphs::GemmDims& g = op.gemm;
   const auto ceil_div_int = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
-  if (op.phase == graphs::Phase::kBackwardWeight)
+  if (op.phase == Phase::kBackwardWeight)
     return {g.m, ceil_div_int(g.n, 9), ceil_div_int(g.k, 4), g.batch};
   return {ceil_div_int(g.m, 4), g.n, ceil_div_int(g.k, 9), g.batch};
 }
@@ -234,8 +234,8 @@ bool is_winograd_eligible(const graphs::Operator& op) {
 }
 
 bool can_run_as_forward(const graphs::Operator& op) {
-  return op.op_class == graphs::OpClass::kConv && op.phase == graphs::Phase::kBackwardData &&
-         op.conv_stride == 1 && (op.conv_kernel == 1 || op.conv_kernel == 3) && !op.gemm.empty();
+  return op.op_class == OpClass::kConv && op.phase == Phase::kBackwardData && op.conv_stride == 1 &&
+         (op.conv_kernel == 1 || op.conv_kernel == 3) && !op.gemm.empty();
 }
 
 namespace {
@@ -266,14 +266,14 @@ void without_convolution(graphs::Operator& op) {
 
 graphs::Operator forward_op(const graphs::Operator& op) {
   graphs::Operator f = numbers_of(op);
-  f.phase = graphs::Phase::kForward;
+  f.phase = Phase::kForward;
   const std::int64_t taps = static_cast<std::int64_t>(op.conv_kernel) * op.conv_kernel;
   if (taps > 1) f.gemm = {op.gemm.m, op.gemm.k / taps, op.gemm.n * taps, op.gemm.batch};
   return f;
 }
 
 bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv) {
-  if (op.op_class != graphs::OpClass::kConv || op.conv_batch <= 0 || op.gemm.empty()) return false;
+  if (op.op_class != OpClass::kConv || op.conv_batch <= 0 || op.gemm.empty()) return false;
   const bool pointwise = op.conv_kernel == 1 && op.conv_stride == 1 &&
                          op.conv_batch < conv.cpu.gemm_pointwise_below_batch;
   const bool small_single = conv.cpu.gemm_single_max_input > 0 && op.conv_batch == 1 &&
@@ -284,7 +284,7 @@ bool runs_as_gemm(const graphs::Operator& op, const hw::ClassEfficiency& conv) {
 
 graphs::Operator as_gemm_op(const graphs::Operator& op) {
   graphs::Operator g = numbers_of(op);
-  g.op_class = graphs::OpClass::kGemm;
+  g.op_class = OpClass::kGemm;
   // efficiency.h: the linear-layer phase of the same BLAS transposition, and the BLAS call's
   // dims per sample and group in the linear layers' convention (m result rows, each re-reading
   // the n x k operand), from the op's implicit-GEMM dims (graphs/ops/conv.cpp).
@@ -292,21 +292,21 @@ graphs::Operator as_gemm_op(const graphs::Operator& op) {
   const std::int64_t calls = batch * std::max<std::int64_t>(op.gemm.batch, 1);
   const graphs::GemmDims& d = op.gemm;
   switch (op.phase) {
-    case graphs::Phase::kForward:  // NN: K x (P Q) x (C R S), re-reading the unfolded input
-      g.phase = graphs::Phase::kBackwardData;
+    case Phase::kForward:  // NN: K x (P Q) x (C R S), re-reading the unfolded input
+      g.phase = Phase::kBackwardData;
       g.gemm = {d.n, d.m / batch, d.k, calls};
       break;
-    case graphs::Phase::kBackwardData: {  // NT: (C R S) x (P Q) x K, re-reading dY
+    case Phase::kBackwardData: {  // NT: (C R S) x (P Q) x K, re-reading dY
       const std::int64_t taps = std::max(op.conv_kernel * op.conv_kernel, 1);
       const std::int64_t k_out = d.k / taps;
       const auto pq =
           static_cast<std::int64_t>(op.conv_output_elements / static_cast<double>(calls * k_out));
-      g.phase = graphs::Phase::kBackwardWeight;
+      g.phase = Phase::kBackwardWeight;
       g.gemm = {d.n * taps, pq, k_out, calls};
       break;
     }
-    case graphs::Phase::kBackwardWeight:  // TN: K x (C R S) x (P Q), re-reading the input
-      g.phase = graphs::Phase::kForward;
+    case Phase::kBackwardWeight:  // TN: K x (C R S) x (P Q), re-reading the input
+      g.phase = Phase::kForward;
       g.gemm = {d.m, d.n, d.k / batch, calls};
       break;
     default:
@@ -317,16 +317,16 @@ graphs::Operator as_gemm_op(const graphs::Operator& op) {
 }
 
 std::int64_t conv_group_channels(const graphs::Operator& op) {
-  if (op.op_class != graphs::OpClass::kConv || op.conv_groups <= 0 || op.conv_kernel <= 0 ||
+  if (op.op_class != OpClass::kConv || op.conv_groups <= 0 || op.conv_kernel <= 0 ||
       op.gemm.empty())
     return 0;
   const std::int64_t taps = static_cast<std::int64_t>(op.conv_kernel) * op.conv_kernel;
   switch (op.phase) {
-    case graphs::Phase::kForward:
+    case Phase::kForward:
       return op.gemm.k / taps;
-    case graphs::Phase::kBackwardData:
+    case Phase::kBackwardData:
       return op.gemm.n;
-    case graphs::Phase::kBackwardWeight:
+    case Phase::kBackwardWeight:
       return op.gemm.n / taps;
     default:
       return 0;
@@ -339,16 +339,15 @@ bool runs_direct(const graphs::Operator& op, hw::DeviceKind kind) {
 
 graphs::Operator direct_op(const graphs::Operator& op) {
   graphs::Operator d = numbers_of(op);
-  d.op_class = graphs::OpClass::kElementwise;
+  d.op_class = OpClass::kElementwise;
   d.gemm = {};
   without_convolution(d);
   return d;
 }
 
 hw::EfficiencyKey phase_efficiency_key(const graphs::Operator& op) {
-  const bool phased =
-      op.phase == graphs::Phase::kBackwardData || op.phase == graphs::Phase::kBackwardWeight;
-  return {op.op_class, phased ? op.phase : graphs::Phase::kForward};
+  const bool phased = op.phase == Phase::kBackwardData || op.phase == Phase::kBackwardWeight;
+  return {op.op_class, phased ? op.phase : Phase::kForward};
 }
 
 std::optional<Precision> entry_precision(const graphs::Operator& op) {
@@ -361,7 +360,7 @@ std::vector<hw::EfficiencyKey> efficiency_lookup(const graphs::Operator& op) {
   std::vector<hw::EfficiencyKey> keys;
   if (const auto precision = entry_precision(op)) {
     if (phase != cls) keys.push_back({op.op_class, phase.phase, precision});
-    keys.push_back({op.op_class, graphs::Phase::kForward, precision});
+    keys.push_back({op.op_class, Phase::kForward, precision});
   }
   if (phase != cls) keys.push_back(phase);
   keys.push_back(cls);

@@ -7,9 +7,7 @@
 namespace amdahl::model {
 
 namespace {
-using graphs::OpClass;
 using graphs::Operator;
-using graphs::Phase;
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 

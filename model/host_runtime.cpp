@@ -13,9 +13,6 @@
 namespace amdahl::model {
 namespace {
 
-using graphs::OpClass;
-using graphs::Phase;
-
 bool is_backward(Phase p) { return p == Phase::kBackwardData || p == Phase::kBackwardWeight; }
 
 // (Casts are data-movement ops and gradient sums elementwise ones: the class is compared first.)
@@ -72,11 +69,11 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
     used[static_cast<std::size_t>(c)] = true;
     return rt.cost(c);
   };
-  std::array<bool, graphs::kOpClassCount> class_used{};
+  std::array<bool, kOpClassCount> class_used{};
   // Per class, resolved once (the loop below runs per op and per sweep point).
-  std::array<double, graphs::kOpClassCount> forward_s{}, backward_s{};
-  std::array<std::uint8_t, graphs::kOpClassCount> kernels{};
-  for (int c = 0; c < graphs::kOpClassCount; ++c) {
+  std::array<double, kOpClassCount> forward_s{}, backward_s{};
+  std::array<std::uint8_t, kOpClassCount> kernels{};
+  for (int c = 0; c < kOpClassCount; ++c) {
     const auto cls = static_cast<OpClass>(c);
     forward_s[static_cast<std::size_t>(c)] = rt.op_host_s(cls, false);
     backward_s[static_cast<std::size_t>(c)] = rt.op_host_s(cls, true);
@@ -190,11 +187,10 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
         fmt::format("runtime {}: no host cost given for {}", rt.name, fmt::join(missing, ", ")));
   std::vector<std::string> classes;
   if (!rt.graph_capture)
-    for (int c = 0; c < graphs::kOpClassCount; ++c)
+    for (int c = 0; c < kOpClassCount; ++c)
       if (class_used[static_cast<std::size_t>(c)] && !rt.op_given(static_cast<OpClass>(c)))
-        classes.push_back(std::string(graphs::op_class_name(static_cast<OpClass>(c))));
-  if (!classes.empty() && classes.size() < static_cast<std::size_t>(graphs::kOpClassCount) &&
-      ops_given)
+        classes.push_back(std::string(op_class_name(static_cast<OpClass>(c))));
+  if (!classes.empty() && classes.size() < static_cast<std::size_t>(kOpClassCount) && ops_given)
     h.assumptions.push_back(fmt::format(
         "runtime {}: no host cost given for op classes {}; dispatch_per_op ({}) applies", rt.name,
         fmt::join(classes, ", "), hw::format_quantity(rt.dispatch_per_op_s, hw::Dimension::kTime)));

@@ -1,7 +1,7 @@
 #pragma once
 // The cost of one operator on one device or link, and why it costs that: time, the
-// roofline terms, the efficiencies applied, the binding limit and utilizations
-// (style.md rule 7).
+// roofline terms, the efficiencies applied, the binding limit and utilizations: every
+// number says why it is what it is.
 
 #include <string_view>
 

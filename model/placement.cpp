@@ -40,10 +40,10 @@ PlacementSpec parse_placement(const std::string& text) {
       throw UserError(fmt::format("--place: expected CLASS=TARGET (got '{}')", item));
     const std::string cls = trim(item.substr(0, eq));
     const std::string target = trim(item.substr(eq + 1));
-    const auto c = graphs::parse_op_class(cls);
+    const auto c = parse_op_class(cls);
     if (!c)
       throw UserError(fmt::format("--place: unknown op class '{}'; {}", cls,
-                                  suggestion(cls, graphs::op_class_names())));
+                                  suggestion(cls, op_class_names())));
     spec.by_class.emplace_back(*c, target);
   }
   return spec;
@@ -54,7 +54,7 @@ std::string placement_text(const PlacementSpec& spec) {
   std::vector<std::string> items;
   if (spec.all != "accelerator") items.push_back(fmt::format("default={}", spec.all));
   for (const auto& [c, target] : spec.by_class)
-    items.push_back(fmt::format("{}={}", graphs::op_class_name(c), target));
+    items.push_back(fmt::format("{}={}", op_class_name(c), target));
   return join(items, ",");
 }
 
@@ -85,7 +85,7 @@ Placement place(const graphs::OpGraph& graph, const hw::SystemSpec& system,
                                 pl.accelerator->name, suggestion(target, valid)));
   };
 
-  std::array<Side, graphs::kOpClassCount> by_class{};
+  std::array<Side, kOpClassCount> by_class{};
   by_class.fill(resolve(spec.all));
   for (const auto& [c, target] : spec.by_class) by_class[static_cast<int>(c)] = resolve(target);
   if (pl.host == pl.accelerator) by_class.fill(Side::kHost);
@@ -97,7 +97,7 @@ Placement place(const graphs::OpGraph& graph, const hw::SystemSpec& system,
   // input copy, whether any consumer needs it on the accelerator.
   for (graphs::OpId id = n; id-- > 0;) {
     const graphs::Operator& op = graph.op(id);
-    if (op.op_class != graphs::OpClass::kTransfer) {
+    if (op.op_class != OpClass::kTransfer) {
       pl.side[id] = by_class[static_cast<int>(op.op_class)];
       continue;
     }

@@ -30,8 +30,8 @@ namespace amdahl::model {
 enum class Side : std::uint8_t { kAccelerator, kHost };
 
 struct PlacementSpec {
-  std::string all = "accelerator";                                // target of unlisted classes
-  std::vector<std::pair<graphs::OpClass, std::string>> by_class;  // overrides, in order
+  std::string all = "accelerator";                        // target of unlisted classes
+  std::vector<std::pair<OpClass, std::string>> by_class;  // overrides, in order
 };
 
 // Parses the text form above. Throws UserError naming the bad item and the valid choices
@@ -46,10 +46,6 @@ struct Placement {
   const hw::LinkSpec* link = nullptr;    // host <-> accelerator; nullptr when none
   std::vector<Side> side;                // per op, in program order
   bool all_on_host = false;              // every op on the host device
-
-  const hw::DeviceSpec& device_of(graphs::OpId id) const {
-    return side[id] == Side::kHost ? *host : *accelerator;
-  }
 };
 
 // Resolves the targets against the system and assigns every op. Throws UserError for an

@@ -24,23 +24,22 @@ namespace {
 
 // Accumulators indexed by enum, turned into named maps once at the end (no string keys in
 // the per-interval loop).
-constexpr int kHostSlot = graphs::kOpClassCount;  // "dispatch" in by_class
-constexpr int kPhaseHostSlot = graphs::kPhaseCount;
-constexpr int kPhaseStartSlot = graphs::kPhaseCount + 1;
+constexpr int kHostSlot = kOpClassCount;  // "dispatch" in by_class
+constexpr int kPhaseHostSlot = kPhaseCount;
+constexpr int kPhaseStartSlot = kPhaseCount + 1;
 constexpr std::string_view kStepStart = "step start";
 
-void note_efficiency_defaults(const Roofline& r,
-                              const std::array<bool, graphs::kOpClassCount>& used,
+void note_efficiency_defaults(const Roofline& r, const std::array<bool, kOpClassCount>& used,
                               const std::string& instance, std::vector<std::string>& out) {
   const hw::DeviceSpec& d = r.device();
-  for (int i = 0; i < graphs::kOpClassCount; ++i) {
-    const auto c = static_cast<graphs::OpClass>(i);
-    if (!used[i] || !r.uses_default_efficiency(c) || c == graphs::OpClass::kTransfer) continue;
+  for (int i = 0; i < kOpClassCount; ++i) {
+    const auto c = static_cast<OpClass>(i);
+    if (!used[i] || !r.uses_default_efficiency(c) || c == OpClass::kTransfer) continue;
     const hw::ClassEfficiency& e = r.efficiency(c);
     out.push_back(fmt::format(
         "{} ({}): no efficiency parameters for {}; its 'default' entry applies (compute {}, "
         "memory {})",
-        instance, d.model, graphs::op_class_name(c), e.compute, e.memory));
+        instance, d.model, op_class_name(c), e.compute, e.memory));
   }
 }
 
@@ -52,7 +51,7 @@ void note_uncalibrated(const hw::DeviceSpec& d, std::vector<std::string>& out) {
 }
 
 bool is_loss_op(const graphs::Operator& op) {
-  if (op.phase != graphs::Phase::kForward) return false;
+  if (op.phase != Phase::kForward) return false;
   const graphs::LayerKind* k = graphs::layer_registry().find(op.kind);
   return k && k->is_loss;
 }
@@ -243,17 +242,17 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
   resize_prefaulted(in.costs, n);
   in.resources.resize(n);
 
-  std::array<bool, graphs::kOpClassCount> used_accel{}, used_host{};
+  std::array<bool, kOpClassCount> used_accel{}, used_host{};
   // (matrix class, precision) combinations used per side, for the rate notes.
   std::array<std::array<bool, kPrecisionCount>, 2> rate_accel{}, rate_host{};
-  std::array<graphs::OpClass, 2> rate_class{graphs::OpClass::kElementwise, graphs::OpClass::kGemm};
+  std::array<OpClass, 2> rate_class{OpClass::kElementwise, OpClass::kGemm};
   bool copied_inputs = false, unlinked_copy = false, crossing = false;
 
   for (graphs::OpId id = 0; id < n; ++id) {
     const graphs::Operator& op = net.graph.op(id);
     const bool on_host = pl.side[id] == Side::kHost;
     const int cls = static_cast<int>(op.op_class);
-    if (op.op_class == graphs::OpClass::kTransfer) {
+    if (op.op_class == OpClass::kTransfer) {
       if (on_host) {
         in.costs[id] = OpCost{.bound = Bound::kTransfer};
         in.resources[id] = Resource::kHost;
@@ -273,7 +272,7 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
       }
       continue;
     }
-    if (op.op_class == graphs::OpClass::kCommunication) {
+    if (op.op_class == OpClass::kCommunication) {
       if (!st.data_parallel)
         throw InternalError(fmt::format("op '{}': a collective in a step of one replica", op.name));
       const CollectiveCost c = st.data_parallel->cost(op);
@@ -324,7 +323,7 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
         const Side from = pl.side[boost::source(*it, net.graph.graph())];
         crossing = crossing || (from != pl.side[id] &&
                                 net.graph.op(boost::source(*it, net.graph.graph())).op_class !=
-                                    graphs::OpClass::kTransfer);
+                                    OpClass::kTransfer);
       }
     if (rt.sync == hw::SyncPoint::kAfterLoss && in.sync_after == graphs::kNoOp && is_loss_op(op))
       in.sync_after = id;
@@ -466,19 +465,19 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
             "{} on {}: op '{}' ({}) would take {:.3g} s; beyond what amdahl reports as a step time "
             "(check the sizes and the device's rates and bandwidths)",
             net.name, st.system->name, excerpt(net.graph.op(id).name),
-            graphs::op_class_name(net.graph.op(id).op_class), costs[id].time_s));
+            op_class_name(net.graph.op(id).op_class), costs[id].time_s));
     check_step_time(p.step_time_s, fmt::format("{} on {}", net.name, st.system->name));
   }
   p.gpus = net.replicas;
   p.samples_per_s =
       p.step_time_s > 0 && p.batch > 0 ? static_cast<double>(p.batch) * p.gpus / p.step_time_s : 0;
 
-  std::array<double, graphs::kOpClassCount + 1> cls{}, busy{}, host_cls{};
-  std::array<double, graphs::kPhaseCount + 2> phase{}, host_phase{}, device_phase{};
+  std::array<double, kOpClassCount + 1> cls{}, busy{}, host_cls{};
+  std::array<double, kPhaseCount + 2> phase{}, host_phase{}, device_phase{};
   for (graphs::OpId id = 0; id < p.op_count; ++id) {
     const graphs::Operator& op = net.graph.op(id);
     p.total_flops += op.flops;
-    if (op.op_class != graphs::OpClass::kTransfer) p.total_bytes += op.bytes();
+    if (op.op_class != OpClass::kTransfer) p.total_bytes += op.bytes();
     busy[static_cast<int>(op.op_class)] += costs[id].time_s;
     host_cls[static_cast<int>(op.op_class)] += st.input.issue_s[id];
     host_phase[static_cast<int>(op.phase)] += st.input.issue_s[id];
@@ -486,7 +485,7 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
       device_phase[static_cast<int>(op.phase)] += costs[id].time_s;
   }
   for (const ScheduledCopy& c : schedule.copies) {
-    busy[static_cast<int>(graphs::OpClass::kTransfer)] += c.end_s - c.start_s;
+    busy[static_cast<int>(OpClass::kTransfer)] += c.end_s - c.start_s;
     device_phase[static_cast<int>(net.graph.op(c.to).phase)] += c.end_s - c.start_s;
   }
   const std::array<double, kBoundCount> bound = bound_times(schedule);
@@ -512,22 +511,20 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
       continue;
     }
     const graphs::Operator& op = net.graph.op(iv.op);
-    cls[iv.copy >= 0 ? static_cast<int>(graphs::OpClass::kTransfer)
-                     : static_cast<int>(op.op_class)] += dt;
+    cls[iv.copy >= 0 ? static_cast<int>(OpClass::kTransfer) : static_cast<int>(op.op_class)] += dt;
     phase[static_cast<int>(op.phase)] += dt;
   }
-  for (int i = 0; i < graphs::kOpClassCount; ++i) {
-    const std::string name(graphs::op_class_name(static_cast<graphs::OpClass>(i)));
+  for (int i = 0; i < kOpClassCount; ++i) {
+    const std::string name(op_class_name(static_cast<OpClass>(i)));
     if (cls[i] > 0) p.by_class[name] = cls[i];
     if (busy[i] > 0) p.busy_by_class[name] = busy[i];
   }
   if (cls[kHostSlot] > 0) p.by_class["dispatch"] = cls[kHostSlot];
-  for (int i = 0; i < graphs::kOpClassCount; ++i)
+  for (int i = 0; i < kOpClassCount; ++i)
     if (host_cls[i] > 0)
-      p.host_by_class[std::string(graphs::op_class_name(static_cast<graphs::OpClass>(i)))] =
-          host_cls[i];
-  for (int i = 0; i < graphs::kPhaseCount; ++i) {
-    const std::string name(graphs::phase_name(static_cast<graphs::Phase>(i)));
+      p.host_by_class[std::string(op_class_name(static_cast<OpClass>(i)))] = host_cls[i];
+  for (int i = 0; i < kPhaseCount; ++i) {
+    const std::string name(phase_name(static_cast<Phase>(i)));
     if (phase[i] > 0) p.by_phase[name] = phase[i];
     if (host_phase[i] > 0) p.host_by_phase[name] = host_phase[i];
     if (device_phase[i] > 0) p.device_by_phase[name] = device_phase[i];
@@ -557,7 +554,7 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
         algorithms[std::string(algorithm_name(static_cast<CollectiveAlgorithm>(a)))] = count;
     for (const auto& [name, count] : algorithms)
       c.algorithms += fmt::format("{}{} ({})", c.algorithms.empty() ? "" : ", ", name, count);
-    c.exposed_s = cls[static_cast<int>(graphs::OpClass::kCommunication)];
+    c.exposed_s = cls[static_cast<int>(OpClass::kCommunication)];
     c.host_link = st.data_parallel->host_link_text(st.exchanges_by_algorithm);
     c.link_wait_s = schedule.link_wait_s;
   }

@@ -14,8 +14,8 @@
 namespace amdahl::model {
 
 Roofline::Roofline(const hw::DeviceSpec& device) : device_(&device) {
-  for (int i = 0; i < graphs::kOpClassCount; ++i) {
-    const auto it = device.efficiency.find({static_cast<graphs::OpClass>(i)});
+  for (int i = 0; i < kOpClassCount; ++i) {
+    const auto it = device.efficiency.find({static_cast<OpClass>(i)});
     defaulted_[i] = it == device.efficiency.end();
     efficiency_[i] = defaulted_[i] ? device.default_efficiency() : it->second;
   }
@@ -46,7 +46,7 @@ Roofline::Roofline(const hw::DeviceSpec& device) : device_(&device) {
   }
 }
 
-std::string Roofline::rate_note(graphs::OpClass c, Precision p) const {
+std::string Roofline::rate_note(OpClass c, Precision p) const {
   const Rate& r = rates_[is_matrix_class(c) ? 1 : 0][static_cast<int>(p)];
   switch (r.note) {
     case RateNote::kNone:
@@ -68,8 +68,7 @@ std::string Roofline::rate_note(graphs::OpClass c, Precision p) const {
 // entry at the op's precision (3), class entry at its precision (2), phase entry (1).
 void Roofline::resolve_specific_entries(const hw::DeviceSpec& device) {
   std::array<int, std::tuple_size_v<decltype(specific_)>> rank{};
-  const auto offer = [&](graphs::OpClass c, graphs::Phase p, Precision q, int r,
-                         const hw::ClassEfficiency* e) {
+  const auto offer = [&](OpClass c, Phase p, Precision q, int r, const hw::ClassEfficiency* e) {
     const int i = specific_index(c, p, q);
     if (r > rank[i]) {
       rank[i] = r;
@@ -78,12 +77,12 @@ void Roofline::resolve_specific_entries(const hw::DeviceSpec& device) {
   };
   for (const auto& [key, entry] : device.efficiency) {
     if (!key.op_class) continue;  // `default`
-    const std::optional<graphs::Phase> phase =
-        key.phase == graphs::Phase::kForward ? std::nullopt : std::optional(key.phase);
+    const std::optional<Phase> phase =
+        key.phase == Phase::kForward ? std::nullopt : std::optional(key.phase);
     const std::optional<Precision>& precision = key.precision;
-    for (int p = 0; p < graphs::kPhaseCount; ++p)
+    for (int p = 0; p < kPhaseCount; ++p)
       for (int q = 0; q < kPrecisionCount; ++q) {
-        const auto ph = static_cast<graphs::Phase>(p);
+        const auto ph = static_cast<Phase>(p);
         const auto pr = static_cast<Precision>(q);
         if (phase && ph != *phase) continue;
         if (precision && pr != *precision) continue;
@@ -102,15 +101,15 @@ namespace {
 // converted into the framework's new output tensor (oneDNN on PyTorch's NCHW tensors). Each buffer
 // larger than `above` counts.
 double fresh_bytes(const graphs::Operator& op, double above) {
-  if (op.op_class == graphs::OpClass::kOptimizer || op.in_place) return 0;
+  if (op.op_class == OpClass::kOptimizer || op.in_place) return 0;
   const auto fresh = [&](double bytes) { return bytes > above ? bytes : 0.0; };
-  if (op.op_class != graphs::OpClass::kConv || op.conv_batch <= 0) return fresh(op.bytes_written);
+  if (op.op_class != OpClass::kConv || op.conv_batch <= 0) return fresh(op.bytes_written);
   const double e = graphs::dtype_bytes(op.dtype);
   const double x = fresh(e * op.conv_input_elements), y = fresh(e * op.conv_output_elements);
   switch (op.phase) {
-    case graphs::Phase::kBackwardData:
+    case Phase::kBackwardData:
       return y + 2 * x;
-    case graphs::Phase::kBackwardWeight:
+    case Phase::kBackwardWeight:
       return x + y + fresh(op.bytes_written);
     default:
       return x + 2 * y;

@@ -22,8 +22,6 @@
 
 namespace amdahl::model {
 
-inline constexpr int kPrecisionCount = static_cast<int>(Precision::kInt8) + 1;
-
 // A device prepared for costing many ops: efficiency parameters resolved per op class and
 // the peak rate per (class group, precision), so estimate() does no lookups by name.
 class Roofline {
@@ -35,14 +33,14 @@ class Roofline {
   OpCost estimate(const graphs::Operator& op) const;
 
   const hw::DeviceSpec& device() const { return *device_; }
-  const hw::ClassEfficiency& efficiency(graphs::OpClass c) const {
+  const hw::ClassEfficiency& efficiency(OpClass c) const {
     return efficiency_[static_cast<int>(c)];
   }
   // True when the device file has no entry for the class and "default" applies.
-  bool uses_default_efficiency(graphs::OpClass c) const { return defaulted_[static_cast<int>(c)]; }
+  bool uses_default_efficiency(OpClass c) const { return defaulted_[static_cast<int>(c)]; }
   // Why ops of class `c` at precision `p` were costed at another rate; empty if they were not.
-  std::string rate_note(graphs::OpClass c, Precision p) const;
-  double peak(graphs::OpClass c, Precision p) const {
+  std::string rate_note(OpClass c, Precision p) const;
+  double peak(OpClass c, Precision p) const {
     return rates_[is_matrix_class(c) ? 1 : 0][static_cast<int>(p)].flops_per_s;
   }
 
@@ -64,18 +62,16 @@ class Roofline {
     hw::ComputeUnit fp32_unit{};  // kNonMatrixUnit: the fp32 unit
   };
   const hw::DeviceSpec* device_;
-  std::array<hw::ClassEfficiency, graphs::kOpClassCount> efficiency_{};
+  std::array<hw::ClassEfficiency, kOpClassCount> efficiency_{};
   // specific_efficiency (efficiency.h) resolved per class, phase and precision: the op's entry
   // when it is not the class entry above, else nullptr.
-  static int specific_index(graphs::OpClass c, graphs::Phase p, Precision q) {
-    return (static_cast<int>(c) * graphs::kPhaseCount + static_cast<int>(p)) * kPrecisionCount +
+  static int specific_index(OpClass c, Phase p, Precision q) {
+    return (static_cast<int>(c) * kPhaseCount + static_cast<int>(p)) * kPrecisionCount +
            static_cast<int>(q);
   }
-  std::array<const hw::ClassEfficiency*,
-             graphs::kOpClassCount * graphs::kPhaseCount * kPrecisionCount>
-      specific_{};
+  std::array<const hw::ClassEfficiency*, kOpClassCount * kPhaseCount * kPrecisionCount> specific_{};
   void resolve_specific_entries(const hw::DeviceSpec& device);
-  std::array<bool, graphs::kOpClassCount> defaulted_{};
+  std::array<bool, kOpClassCount> defaulted_{};
   std::array<std::array<Rate, kPrecisionCount>, 2> rates_;  // [matrix class][precision]
 };
 

@@ -36,10 +36,10 @@ ClassSpeedups parse_speedups(const std::string& text) {
       throw UserError(fmt::format("--speedup: expected CLASS=K (got '{}')", item));
     const std::string name = item.substr(0, eq);
     const std::string value = item.substr(eq + 1);
-    const auto c = graphs::parse_op_class(name);
+    const auto c = parse_op_class(name);
     if (!c)
       throw UserError(fmt::format("--speedup {}: unknown op class '{}'; {}", item, name,
-                                  suggestion(name, graphs::op_class_names())));
+                                  suggestion(name, op_class_names())));
     double k = 0;
     if (value == "inf") {
       k = std::numeric_limits<double>::infinity();
@@ -65,10 +65,10 @@ ClassSpeedups parse_speedups(const std::string& text) {
 
 std::string speedups_text(const ClassSpeedups& s) {
   std::vector<std::string> items;
-  for (int i = 0; i < graphs::kOpClassCount; ++i)
+  for (int i = 0; i < kOpClassCount; ++i)
     if (s.factor[i] != 1.0)
       items.push_back(
-          fmt::format("{}={}", graphs::op_class_name(static_cast<graphs::OpClass>(i)),
+          fmt::format("{}={}", op_class_name(static_cast<OpClass>(i)),
                       std::isinf(s.factor[i]) ? "inf" : fmt::format("{:g}", s.factor[i])));
   return join(items, ",");
 }
@@ -99,7 +99,7 @@ std::vector<OpCost> scaled_costs(const CostedStep& step, const ClassSpeedups& s)
 CostedStep with_speedups(const CostedStep& step, const ClassSpeedups& s) {
   CostedStep out = step;
   out.input.costs = scaled_costs(step, s);
-  const double k = s.factor[static_cast<int>(graphs::OpClass::kTransfer)];
+  const double k = s.factor[static_cast<int>(OpClass::kTransfer)];
   if (std::isinf(k)) {
     // Zero-cost copies: no crossing edge is copied (the schedule treats them as plain edges).
     out.input.link_latency_s = 0;
@@ -121,7 +121,7 @@ WhatIf whatif(const CostedStep& step, const ClassSpeedups& speedups) {
   check_step_time(w.new_s, fmt::format("{} on {} with {}", step.net->name, step.system->name,
                                        speedups_text(speedups)));
   ClassSpeedups zero;
-  for (int i = 0; i < graphs::kOpClassCount; ++i)
+  for (int i = 0; i < kOpClassCount; ++i)
     if (speedups.factor[i] != 1.0) zero.factor[i] = std::numeric_limits<double>::infinity();
   w.bound_s = simulate(with_speedups(step, zero).input).makespan_s;
   w.speedup = w.new_s > 0 ? w.baseline_s / w.new_s : std::numeric_limits<double>::infinity();
@@ -129,15 +129,15 @@ WhatIf whatif(const CostedStep& step, const ClassSpeedups& speedups) {
       w.bound_s > 0 ? w.baseline_s / w.bound_s : std::numeric_limits<double>::infinity();
 
   // Amdahl's formula from the critical-path shares of the baseline.
-  std::array<double, graphs::kOpClassCount> on_path{};
+  std::array<double, kOpClassCount> on_path{};
   for (const PathInterval& iv : base.critical_path) {
     if (iv.op == graphs::kNoOp) continue;
-    const int c = iv.copy >= 0 ? static_cast<int>(graphs::OpClass::kTransfer)
+    const int c = iv.copy >= 0 ? static_cast<int>(OpClass::kTransfer)
                                : static_cast<int>(step.net->graph.op(iv.op).op_class);
     on_path[c] += iv.end_s - iv.start_s;
   }
   double rest = 1, sped = 0;
-  for (int i = 0; i < graphs::kOpClassCount; ++i) {
+  for (int i = 0; i < kOpClassCount; ++i) {
     if (speedups.factor[i] == 1.0 || w.baseline_s <= 0) continue;
     const double f = on_path[i] / w.baseline_s;
     w.sped_up_share += f;

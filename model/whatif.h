@@ -22,7 +22,7 @@
 namespace amdahl::model {
 
 struct ClassSpeedups {
-  std::array<double, graphs::kOpClassCount> factor;  // 1: unchanged; inf: zero cost
+  std::array<double, kOpClassCount> factor;  // 1: unchanged; inf: zero cost
   ClassSpeedups() { factor.fill(1.0); }
   bool any() const;
 };

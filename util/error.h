@@ -1,5 +1,5 @@
 #pragma once
-// Error types. The library throws; only main prints and exits (style.md rule 10).
+// Error types. The library throws; only main prints and exits.
 //   UserError     - the input is wrong (a file, an option, a name); exit status 2.
 //   InternalError - amdahl itself is wrong; exit status 70.
 

@@ -11,6 +11,7 @@ namespace amdahl {
 
 // Math precision of an op. kTf32 is fp32 storage with TF32 tensor-core math.
 enum class Precision : std::uint8_t { kFp64, kFp32, kTf32, kFp16, kBf16, kInt8 };
+inline constexpr int kPrecisionCount = static_cast<int>(Precision::kInt8) + 1;
 
 std::string_view precision_name(Precision p);
 std::optional<Precision> parse_precision(std::string_view name);

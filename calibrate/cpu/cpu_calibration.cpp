@@ -143,8 +143,7 @@ std::string gemm_path_check(const MeasurementSet& set, const hw::DeviceSpec& dev
   for (const auto& m : set.rows) {
     const auto it = m.shape.find("backend");
     if (!m.bench.starts_with("conv_") || it == m.shape.end()) continue;
-    const bool model =
-        model::runs_as_gemm(to_operator(m), device.efficiency_for(graphs::OpClass::kConv));
+    const bool model = model::runs_as_gemm(to_operator(m), device.efficiency_for(OpClass::kConv));
     const bool framework = it->second == "Slow2d";
     ++checked;
     as_gemm += framework ? 1 : 0;

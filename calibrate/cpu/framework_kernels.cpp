@@ -43,15 +43,15 @@ bool activation_bench(Measurement& m) {
   struct LayerBench {
     const char* bench;
     const char* kind;
-    graphs::Phase phase;
+    Phase phase;
     bool training;
   };
   constexpr LayerBench kLayerBenches[] = {
-      {"batchnorm_fwd", "batchnorm2d", graphs::Phase::kForward, true},
-      {"batchnorm_bwd_data", "batchnorm2d", graphs::Phase::kBackwardData, true},
-      {"batchnorm_infer", "batchnorm2d", graphs::Phase::kForward, false},
-      {"maxpool_fwd", "maxpool2d", graphs::Phase::kForward, false},
-      {"maxpool_bwd_data", "maxpool2d", graphs::Phase::kBackwardData, true}};
+      {"batchnorm_fwd", "batchnorm2d", Phase::kForward, true},
+      {"batchnorm_bwd_data", "batchnorm2d", Phase::kBackwardData, true},
+      {"batchnorm_infer", "batchnorm2d", Phase::kForward, false},
+      {"maxpool_fwd", "maxpool2d", Phase::kForward, false},
+      {"maxpool_bwd_data", "maxpool2d", Phase::kBackwardData, true}};
   const LayerBench* found = nullptr;
   for (const auto& b : kLayerBenches)
     if (m.bench == b.bench) found = &b;
@@ -62,7 +62,7 @@ bool activation_bench(Measurement& m) {
     params = {{"kernel", {e("r"), e("s")}}, {"stride", {e("stride")}}, {"padding", {e("pad")}}};
   const graphs::Operator op = layer_op(found->kind, params, {e("n"), e("c"), e("h"), e("w")},
                                        found->phase, found->training);
-  m.op_class = std::string(graphs::op_class_name(op.op_class));
+  m.op_class = std::string(op_class_name(op.op_class));
   m.flops = op.flops;
   m.bytes = op.bytes();
   return true;

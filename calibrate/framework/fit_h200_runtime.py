@@ -84,7 +84,7 @@ import sys
 
 from atomic_write import write_atomically
 from fit_common import REPO_ROOT, InputError
-from h200_runtime_fit import explain, fit, read_validation, render
+from h200_runtime_block import explain, fit, read_validation, render
 
 DEFAULT_DATA = os.path.join(REPO_ROOT, "..", "shared", "data", "h200")
 

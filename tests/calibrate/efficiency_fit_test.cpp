@@ -14,7 +14,7 @@ namespace {
 
 Sample gemm_sample(std::int64_t m, std::int64_t n, std::int64_t k) {
   Sample s;
-  s.op.op_class = graphs::OpClass::kGemm;
+  s.op.op_class = OpClass::kGemm;
   s.op.flops = 2.0 * m * n * k;
   s.op.bytes_read = 4.0 * (m * k + k * n + m * n);
   s.op.gemm = {m, n, k, 1};
@@ -23,7 +23,7 @@ Sample gemm_sample(std::int64_t m, std::int64_t n, std::int64_t k) {
 
 Sample add_sample(double elements) {
   Sample s;
-  s.op.op_class = graphs::OpClass::kElementwise;
+  s.op.op_class = OpClass::kElementwise;
   s.op.flops = elements;
   s.op.bytes_read = 12 * elements;
   return s;
@@ -61,8 +61,8 @@ Sweep data_gradient_sweep(const hw::DeviceSpec& truth, unsigned seed, int (*kern
   for (int i = 0; i < 60; ++i) {
     const int stride = i % 2 ? 2 : 1;
     Sample s;
-    s.op.op_class = graphs::OpClass::kConv;
-    s.op.phase = graphs::Phase::kBackwardData;
+    s.op.op_class = OpClass::kConv;
+    s.op.phase = Phase::kBackwardData;
     s.op.conv_kernel = kernel(i);
     s.op.conv_stride = stride;
     const std::int64_t taps = s.op.conv_kernel * s.op.conv_kernel;
@@ -361,8 +361,8 @@ TEST_CASE("the backward-filter fit recovers the split-K efficiency", "[calibrate
   std::vector<Sample> shapes;
   for (int i = 0; i < 60; ++i) {
     Sample s;
-    s.op.op_class = graphs::OpClass::kConv;
-    s.op.phase = graphs::Phase::kBackwardWeight;
+    s.op.op_class = OpClass::kConv;
+    s.op.phase = Phase::kBackwardWeight;
     s.op.gemm = {64 * dim(rng), 64 * dim(rng), 4096 * dim(rng), 1};
     s.op.flops = 2.0 * s.op.gemm.m * s.op.gemm.n * s.op.gemm.k;
     s.op.bytes_read = 1e6;

@@ -91,7 +91,7 @@ TEST_CASE("framework kernel rows carry the op graph's FLOPs and bytes", "[calibr
   CHECK(k.rows[4].op_class == "normalization");
   CHECK(k.rows[4].bytes == 4 * 3 * x);
   CHECK(k.rows[5].bytes == 4 * (5 * x + 2 * 64));
-  CHECK(to_operator(k.rows[5]).phase == graphs::Phase::kBackwardData);
+  CHECK(to_operator(k.rows[5]).phase == Phase::kBackwardData);
   // Max pooling 3x3 stride 2 pad 1, 112 -> 56 (graphs/ops/pool.cpp).
   const double in = 8.0 * 64 * 112 * 112, out = 8.0 * 64 * 56 * 56;
   CHECK(k.rows[6].op_class == "pooling");
@@ -107,7 +107,7 @@ TEST_CASE("framework kernel rows carry the op graph's FLOPs and bytes", "[calibr
   CHECK(k.rows[10].op_class == "gemm");
   CHECK(k.rows[10].flops == 2.0 * 1000 * 4096 * 8);
   const graphs::Operator dw = to_operator(k.rows[10]);
-  CHECK(dw.phase == graphs::Phase::kBackwardWeight);
+  CHECK(dw.phase == Phase::kBackwardWeight);
   CHECK(dw.gemm.k == 8);
   // Inference batch norm: one scale-shift pass, an elementwise op (graphs/ops/norm.cpp).
   CHECK(k.rows[11].op_class == "elementwise");

@@ -18,7 +18,7 @@ constexpr double kLargeGemmTolerance = 0.10;
 
 double predicted_tflops(std::int64_t n, const hw::DeviceSpec& device) {
   graphs::Operator op;
-  op.op_class = graphs::OpClass::kGemm;
+  op.op_class = OpClass::kGemm;
   op.flops = 2.0 * n * n * n;
   op.bytes_read = 4.0 * 2 * n * n;
   op.bytes_written = 4.0 * n * n;

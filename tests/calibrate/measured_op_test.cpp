@@ -21,7 +21,7 @@ TEST_CASE("a GEMM bench times the linear layer whose GEMM has its m, n, k", "[ca
   for (const char* bench : {"gemm", "gemm_bwd_data", "gemm_bwd_filter"}) {
     INFO(bench);
     const graphs::Operator op = to_operator(row(bench, "gemm", shape));
-    CHECK(op.op_class == graphs::OpClass::kGemm);
+    CHECK(op.op_class == OpClass::kGemm);
     CHECK(op.gemm.m == 8);
     CHECK(op.gemm.n == 1000);
     CHECK(op.gemm.k == 4096);
@@ -30,9 +30,9 @@ TEST_CASE("a GEMM bench times the linear layer whose GEMM has its m, n, k", "[ca
     CHECK(op.flops == 2.0 * 8 * 1000 * 4096);
     CHECK(op.bytes() == 4.0 * (8 * 4096 + 4096 * 1000 + 8 * 1000));
   }
-  CHECK(to_operator(row("gemm", "gemm", shape)).phase == graphs::Phase::kForward);
-  CHECK(to_operator(row("gemm_bwd_data", "gemm", shape)).phase == graphs::Phase::kBackwardData);
-  CHECK(to_operator(row("gemm_bwd_filter", "gemm", shape)).phase == graphs::Phase::kBackwardWeight);
+  CHECK(to_operator(row("gemm", "gemm", shape)).phase == Phase::kForward);
+  CHECK(to_operator(row("gemm_bwd_data", "gemm", shape)).phase == Phase::kBackwardData);
+  CHECK(to_operator(row("gemm_bwd_filter", "gemm", shape)).phase == Phase::kBackwardWeight);
 
   // Batched: a matmul of [b, m, k] x [b, k, n], b GEMMs.
   const graphs::Operator batched =
@@ -64,8 +64,8 @@ TEST_CASE("a convolution bench times the conv2d layer's op of its direction", "[
   CHECK(filter.gemm.m == kg);
   CHECK(filter.gemm.n == cg * 9);
   CHECK(filter.gemm.k == 8 * 14 * 14);
-  CHECK(data.phase == graphs::Phase::kBackwardData);
-  CHECK(filter.phase == graphs::Phase::kBackwardWeight);
+  CHECK(data.phase == Phase::kBackwardData);
+  CHECK(filter.phase == Phase::kBackwardWeight);
   for (const graphs::Operator* op : {&fwd, &data, &filter}) {
     CHECK(op->flops == 2.0 * 8 * 256 * p * q * cg * 9);  // every direction: the same MACs
     CHECK(op->conv_kernel == 3);
@@ -94,8 +94,8 @@ TEST_CASE("a memory-bound bench keeps its row's FLOPs and bytes", "[calibrate][o
   CHECK(op.flops == m.flops);
   CHECK(op.bytes() == m.bytes);
   CHECK(op.gemm.empty());
-  CHECK(op.phase == graphs::Phase::kBackwardData);
-  CHECK(op.op_class == graphs::OpClass::kNormalization);
+  CHECK(op.phase == Phase::kBackwardData);
+  CHECK(op.op_class == OpClass::kNormalization);
 }
 
 TEST_CASE("a measurement the registry cannot lower is a clear error", "[calibrate][op]") {

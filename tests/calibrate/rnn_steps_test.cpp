@@ -62,7 +62,7 @@ TEST_CASE("an RNN row runs its timesteps as a recurrent GEMM and a pointwise cel
   CHECK(data.parts[1].op.gemm.m == 64);
   CHECK(data.parts[1].op.gemm.n == 512);
   CHECK(data.parts[1].op.gemm.k == 4 * 512);
-  CHECK(data.op.phase == graphs::Phase::kBackwardData);
+  CHECK(data.op.phase == Phase::kBackwardData);
   CHECK(data.op.gemm.k == 4 * 512);
 
   // The weight gradient: one GEMM over every step, dW_hh = d(gates)^T h (GH x H x N T), the

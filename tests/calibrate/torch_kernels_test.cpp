@@ -165,7 +165,7 @@ TEST_CASE("the call overhead of event-timed rows is separated from the kernel",
 
 TEST_CASE("tensor-core ops off 16-byte alignment are told apart", "[calibrate][torch][model]") {
   graphs::Operator op;
-  op.op_class = graphs::OpClass::kGemm;
+  op.op_class = OpClass::kGemm;
   op.gemm = {5124, 9124, 2560, 1};
   op.precision = Precision::kBf16;
   op.dtype = graphs::DType::kBf16;

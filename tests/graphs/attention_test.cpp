@@ -7,6 +7,7 @@
 #include "test_network.h"
 #include "util/error.h"
 
+using namespace amdahl;
 using namespace amdahl::graphs;
 
 namespace {

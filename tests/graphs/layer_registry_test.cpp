@@ -25,6 +25,7 @@
 #include "graphs/lower.h"
 #include "test_network.h"
 
+using namespace amdahl;
 using namespace amdahl::graphs;
 
 namespace {

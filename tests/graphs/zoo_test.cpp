@@ -12,6 +12,7 @@
 
 #include "graphs/lower.h"
 
+using namespace amdahl;
 using namespace amdahl::graphs;
 
 namespace {

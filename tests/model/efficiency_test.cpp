@@ -46,7 +46,7 @@ TEST_CASE("CPU thread scaling follows Amdahl's law", "[model][efficiency]") {
   // 10 cores, parallel fraction 0.9: speedup 1 / (0.1 + 0.09) = 5.263; per core 0.5263.
   CHECK(thread_scaling_efficiency(e, 10) == Approx(1.0 / 0.19 / 10).epsilon(kTight));
   graphs::Operator op;
-  op.op_class = graphs::OpClass::kElementwise;
+  op.op_class = OpClass::kElementwise;
   op.flops = 1;
   CHECK(compute_efficiency(op, e, hw::DeviceKind::kCpu, 10) ==
         Approx(0.5 / 0.19 / 10).epsilon(kTight));
@@ -88,26 +88,26 @@ TEST_CASE("tensor-core rates serve only matrix classes", "[model][roofline]") {
   hw::DeviceSpec d = test::round_device();
   d.peak[Precision::kFp16] = {8e12, hw::ComputeUnit::kTensor};
   const Roofline r(d);
-  CHECK(r.peak(graphs::OpClass::kGemm, Precision::kFp16) == 8e12);
-  CHECK(r.peak(graphs::OpClass::kConv, Precision::kFp16) == 8e12);
-  CHECK(r.peak(graphs::OpClass::kElementwise, Precision::kFp16) == 1e12);
-  CHECK_FALSE(r.rate_note(graphs::OpClass::kElementwise, Precision::kFp16).empty());
-  CHECK(r.rate_note(graphs::OpClass::kGemm, Precision::kFp16).empty());
+  CHECK(r.peak(OpClass::kGemm, Precision::kFp16) == 8e12);
+  CHECK(r.peak(OpClass::kConv, Precision::kFp16) == 8e12);
+  CHECK(r.peak(OpClass::kElementwise, Precision::kFp16) == 1e12);
+  CHECK_FALSE(r.rate_note(OpClass::kElementwise, Precision::kFp16).empty());
+  CHECK(r.rate_note(OpClass::kGemm, Precision::kFp16).empty());
   // No bf16 rate at all: everything at fp32, with a note.
-  CHECK(r.peak(graphs::OpClass::kGemm, Precision::kBf16) == 1e12);
-  CHECK_FALSE(r.rate_note(graphs::OpClass::kGemm, Precision::kBf16).empty());
+  CHECK(r.peak(OpClass::kGemm, Precision::kBf16) == 1e12);
+  CHECK_FALSE(r.rate_note(OpClass::kGemm, Precision::kBf16).empty());
 }
 
 TEST_CASE("Roofline resolves class parameters and flags the defaulted ones", "[model][roofline]") {
   hw::DeviceSpec d = test::round_device();
   d.efficiency[hw::entry("gemm")] = hw::ClassEfficiency{0.9, 0.7};
   const Roofline r(d);
-  CHECK(r.efficiency(graphs::OpClass::kGemm).compute == 0.9);
-  CHECK_FALSE(r.uses_default_efficiency(graphs::OpClass::kGemm));
-  CHECK(r.uses_default_efficiency(graphs::OpClass::kPooling));
+  CHECK(r.efficiency(OpClass::kGemm).compute == 0.9);
+  CHECK_FALSE(r.uses_default_efficiency(OpClass::kGemm));
+  CHECK(r.uses_default_efficiency(OpClass::kPooling));
   // The fast path and the one-off estimate agree exactly.
   graphs::Operator op;
-  op.op_class = graphs::OpClass::kGemm;
+  op.op_class = OpClass::kGemm;
   op.flops = 2.0 * 512 * 512 * 512;
   op.bytes_read = 2e6;
   op.gemm = {512, 512, 512, 1};
@@ -127,8 +127,8 @@ TEST_CASE("stride-1 data gradients run as the forward convolution they are",
   data.conv.as_forward = 1.25;
   device.efficiency[hw::entry("conv_bwd_data")] = data;
   graphs::Operator op;
-  op.op_class = graphs::OpClass::kConv;
-  op.phase = graphs::Phase::kBackwardData;
+  op.op_class = OpClass::kConv;
+  op.phase = Phase::kBackwardData;
   op.conv_kernel = 3;
   op.conv_stride = 1;
   op.gemm = {1568, 64, 1152, 1};
@@ -136,7 +136,7 @@ TEST_CASE("stride-1 data gradients run as the forward convolution they are",
   op.bytes_read = 4e6;
   REQUIRE(can_run_as_forward(op));
   const graphs::Operator f = forward_op(op);
-  CHECK(f.phase == graphs::Phase::kForward);
+  CHECK(f.phase == Phase::kForward);
   CHECK(f.gemm.m == 1568);
   CHECK(f.gemm.n == 128);
   CHECK(f.gemm.k == 576);
@@ -172,11 +172,11 @@ TEST_CASE("matrix ops at a tensor-core precision look up their precision's entri
   device.efficiency[hw::entry("conv_bwd_data.fp16")] = hw::ClassEfficiency{0.4, 0.8};
   device.efficiency[hw::entry("elementwise")] = hw::ClassEfficiency{0.5, 0.8};
   graphs::Operator op;
-  op.op_class = graphs::OpClass::kConv;
+  op.op_class = OpClass::kConv;
   op.precision = Precision::kFp16;
   CHECK(entry_precision(op) == Precision::kFp16);
   CHECK(specific_efficiency(op, device)->compute == 0.2);  // forward: conv.fp16
-  op.phase = graphs::Phase::kBackwardData;
+  op.phase = Phase::kBackwardData;
   CHECK(specific_efficiency(op, device)->compute == 0.4);  // conv_bwd_data.fp16
   device.efficiency.erase(hw::entry("conv_bwd_data.fp16"));
   CHECK(specific_efficiency(op, device)->compute == 0.2);  // then conv.fp16
@@ -184,10 +184,10 @@ TEST_CASE("matrix ops at a tensor-core precision look up their precision's entri
   CHECK(specific_efficiency(op, device)->compute == 0.3);  // then conv_bwd_data
   op.precision = Precision::kFp32;
   CHECK_FALSE(entry_precision(op));
-  op.phase = graphs::Phase::kForward;
+  op.phase = Phase::kForward;
   CHECK(specific_efficiency(op, device) == nullptr);  // the class entry applies
   graphs::Operator add;
-  add.op_class = graphs::OpClass::kElementwise;
+  add.op_class = OpClass::kElementwise;
   add.precision = Precision::kFp16;
   CHECK_FALSE(entry_precision(add));  // memory-bound classes have one entry
 }
@@ -212,17 +212,17 @@ TEST_CASE("Roofline resolves phase and precision entries as specific_efficiency 
   // a phase entry of another class (no device file names it; the roofline takes any key)
   device.efficiency[hw::EfficiencyKey{OpClass::kRnn, Phase::kBackwardData}] = entry(0.17);
   const Roofline roofline(device);
-  for (int c = 0; c < graphs::kOpClassCount; ++c)
-    for (int p = 0; p < graphs::kPhaseCount; ++p)
+  for (int c = 0; c < kOpClassCount; ++c)
+    for (int p = 0; p < kPhaseCount; ++p)
       for (int q = 0; q < kPrecisionCount; ++q) {
         graphs::Operator op;
-        op.op_class = static_cast<graphs::OpClass>(c);
-        op.phase = static_cast<graphs::Phase>(p);
+        op.op_class = static_cast<OpClass>(c);
+        op.phase = static_cast<Phase>(p);
         op.precision = static_cast<Precision>(q);
         op.gemm = {1000, 1000, 1000, 1};
         op.flops = 2e9;
         op.bytes_read = 1e6;
-        INFO(graphs::op_class_name(op.op_class) << " phase " << p << " precision " << q);
+        INFO(op_class_name(op.op_class) << " phase " << p << " precision " << q);
         CHECK(roofline.estimate(op).compute_efficiency ==
               Approx(compute_efficiency(op, device)).epsilon(kTight));
       }
@@ -244,8 +244,8 @@ TEST_CASE("starved convolutions may split their reduction", "[model][efficiency]
   CHECK(split_k_efficiency({64, 64, 25088, 1}, e, 10) == Approx(0.5 * split.total).epsilon(kTight));
   // The faster of split and unsplit: the unsplit kernel keeps 1 of 10 units busy.
   graphs::Operator op;
-  op.op_class = graphs::OpClass::kConv;
-  op.phase = graphs::Phase::kBackwardWeight;
+  op.op_class = OpClass::kConv;
+  op.phase = Phase::kBackwardWeight;
   op.gemm = {64, 64, 25088, 1};
   const double unsplit = gemm_efficiency(op.gemm, e, 10).total;
   CHECK(unsplit == Approx(0.8 * 0.1 * 25088.0 / (25088 + 512)).epsilon(kTight));
@@ -257,7 +257,7 @@ TEST_CASE("starved convolutions may split their reduction", "[model][efficiency]
   CHECK(split_k_efficiency({64, 64, 300, 1}, e, 10) == 0);
   // The entry decides, not the phase: a forward op on it splits the same way; without
   // split_k nothing splits.
-  op.phase = graphs::Phase::kForward;
+  op.phase = Phase::kForward;
   CHECK(compute_efficiency(op, e, hw::DeviceKind::kGpu, 10) ==
         Approx(std::max(unsplit, 0.5 * split.total)).epsilon(kTight));
   e.gemm.split_k = 0;
@@ -271,10 +271,10 @@ constexpr hw::DeviceKind kGpu = hw::DeviceKind::kGpu;
 // A plain convolution as graphs/ops/conv.cpp lowers it (N x C x H x W -> N x K x P x Q, R = S =
 // `kernel`, stride 1, fp32, no bias; X read whole): FLOPs 2 N K P Q (C/g) R S, bytes X, W and Y,
 // implicit GEMM per group as conv.cpp's comment gives it.
-graphs::Operator plain_conv(graphs::Phase phase, std::int64_t n, std::int64_t c, std::int64_t hw,
+graphs::Operator plain_conv(Phase phase, std::int64_t n, std::int64_t c, std::int64_t hw,
                             std::int64_t k, int kernel, std::int64_t groups) {
   graphs::Operator op;
-  op.op_class = graphs::OpClass::kConv;
+  op.op_class = OpClass::kConv;
   op.phase = phase;
   op.conv_kernel = kernel;
   op.conv_stride = 1;
@@ -289,12 +289,12 @@ graphs::Operator plain_conv(graphs::Phase phase, std::int64_t n, std::int64_t c,
   op.conv_output_elements = y / 4;
   op.flops = 2.0 * static_cast<double>(grid * k * (c / groups) * taps);
   switch (phase) {
-    case graphs::Phase::kForward:
+    case Phase::kForward:
       op.gemm = {grid, k / groups, (c / groups) * taps, groups};
       op.bytes_read = x + w;
       op.bytes_written = y;
       break;
-    case graphs::Phase::kBackwardData:
+    case Phase::kBackwardData:
       op.gemm = {grid, c / groups, (k / groups) * taps, groups};
       op.bytes_read = y + w;
       op.bytes_written = x;
@@ -311,9 +311,8 @@ graphs::Operator plain_conv(graphs::Phase phase, std::int64_t n, std::int64_t c,
 
 TEST_CASE("depthwise convolutions run on direct kernels, other grouped ones on GEMMs",
           "[model][efficiency][direct]") {
-  for (const graphs::Phase phase :
-       {graphs::Phase::kForward, graphs::Phase::kBackwardData, graphs::Phase::kBackwardWeight}) {
-    INFO(graphs::phase_name(phase));
+  for (const Phase phase : {Phase::kForward, Phase::kBackwardData, Phase::kBackwardWeight}) {
+    INFO(phase_name(phase));
     // Depthwise: C = K = groups = 32 (one channel per group), and with a channel multiplier
     // of 2 (K = 64, still one input channel per group: PyTorch's is_depthwise).
     CHECK(conv_group_channels(plain_conv(phase, 8, 32, 14, 32, 3, 32)) == 1);
@@ -328,15 +327,14 @@ TEST_CASE("depthwise convolutions run on direct kernels, other grouped ones on G
     CHECK_FALSE(runs_direct(plain_conv(phase, 8, 1, 14, 32, 3, 1), kGpu));
   }
   // No groups recorded (dilated and transposed convolutions) or not a convolution.
-  graphs::Operator dilated = plain_conv(graphs::Phase::kForward, 8, 32, 14, 32, 3, 32);
+  graphs::Operator dilated = plain_conv(Phase::kForward, 8, 32, 14, 32, 3, 32);
   dilated.conv_groups = 0;
   CHECK_FALSE(runs_direct(dilated, kGpu));
-  graphs::Operator gemm = plain_conv(graphs::Phase::kForward, 8, 32, 14, 32, 3, 32);
-  gemm.op_class = graphs::OpClass::kGemm;
+  graphs::Operator gemm = plain_conv(Phase::kForward, 8, 32, 14, 32, 3, 32);
+  gemm.op_class = OpClass::kGemm;
   CHECK_FALSE(runs_direct(gemm, kGpu));
   // On a CPU (oneDNN, with its layout conversions) the rule does not apply.
-  CHECK_FALSE(
-      runs_direct(plain_conv(graphs::Phase::kForward, 8, 32, 14, 32, 3, 32), hw::DeviceKind::kCpu));
+  CHECK_FALSE(runs_direct(plain_conv(Phase::kForward, 8, 32, 14, 32, 3, 32), hw::DeviceKind::kCpu));
 }
 
 TEST_CASE("MobileNet-v2's depthwise layers, and only they, run on direct kernels",
@@ -351,7 +349,7 @@ TEST_CASE("MobileNet-v2's depthwise layers, and only they, run on direct kernels
   int direct = 0, convs = 0;
   for (std::size_t id = 0; id < net.graph.size(); ++id) {
     const graphs::Operator& op = net.graph.op(id);
-    if (op.op_class != graphs::OpClass::kConv) continue;
+    if (op.op_class != OpClass::kConv) continue;
     ++convs;
     INFO(op.name);
     const bool depthwise = op.layer.size() > 3 && op.layer.substr(op.layer.size() - 3) == ".dw";
@@ -377,7 +375,7 @@ TEST_CASE("a direct kernel's time is its bytes at the elementwise bandwidth, or 
   // Depthwise 3x3, N = 2, C = K = 8, 8x8: X and Y 2 x 8 x 8 x 8 x 4 B = 4096 B each, W 8 x 9
   // x 4 B = 288 B; 2 x 2 x 8 x 8 x 8 x 9 = 18432 FLOPs, 73.7 ns at 0.25 TFLOP/s against
   // 8480 B / 50 GB/s = 169.6 ns: memory-bound.
-  const graphs::Operator fwd = plain_conv(graphs::Phase::kForward, 2, 8, 8, 8, 3, 8);
+  const graphs::Operator fwd = plain_conv(Phase::kForward, 2, 8, 8, 8, 3, 8);
   REQUIRE(fwd.bytes() == 4096 + 288 + 4096);
   REQUIRE(fwd.flops == 18432);
   const OpCost c = estimate(fwd, device);
@@ -387,13 +385,13 @@ TEST_CASE("a direct kernel's time is its bytes at the elementwise bandwidth, or 
   CHECK(c.compute_s == Approx(18432 / (1e12 * 0.25)).epsilon(kTight));
   CHECK(c.time_s == Approx((4096 + 288 + 4096) / (100e9 * 0.5) + 2e-6).epsilon(kTight));
   // Each direction moves its own tensors: the filter gradient reads X and Y, writes W.
-  const graphs::Operator dw = plain_conv(graphs::Phase::kBackwardWeight, 2, 8, 8, 8, 3, 8);
+  const graphs::Operator dw = plain_conv(Phase::kBackwardWeight, 2, 8, 8, 8, 3, 8);
   CHECK(estimate(dw, device).time_s ==
         Approx((4096 + 4096 + 288) / (100e9 * 0.5) + 2e-6).epsilon(kTight));
   // A 7x7 depthwise layer at 0.01 of the FMA peak is compute-bound: 2 x 2 x 8 x 8 x 8 x 49
   // = 100352 FLOPs at 10 GFLOP/s, 10 us, against 4096 + 1568 + 4096 B at 50 GB/s (195 ns).
   device.efficiency[hw::entry("elementwise")].compute = 0.01;
-  const graphs::Operator wide = plain_conv(graphs::Phase::kForward, 2, 8, 8, 8, 7, 8);
+  const graphs::Operator wide = plain_conv(Phase::kForward, 2, 8, 8, 8, 7, 8);
   const OpCost w = estimate(wide, device);
   CHECK(w.bound == Bound::kCompute);
   CHECK(w.time_s == Approx(100352 / (1e12 * 0.01) + 2e-6).epsilon(kTight));
@@ -402,6 +400,6 @@ TEST_CASE("a direct kernel's time is its bytes at the elementwise bandwidth, or 
   half.precision = Precision::kBf16;
   CHECK(estimate(half, device).compute_s == Approx(100352 / (1e12 * 0.01)).epsilon(kTight));
   // The same layer ungrouped (C/g = 8) is the conv entry's GEMM.
-  CHECK(estimate(plain_conv(graphs::Phase::kForward, 2, 8, 8, 8, 7, 1), device).kernel.algorithm ==
+  CHECK(estimate(plain_conv(Phase::kForward, 2, 8, 8, 8, 7, 1), device).kernel.algorithm ==
         Algorithm::kGemm);
 }

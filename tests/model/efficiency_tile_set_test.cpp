@@ -20,10 +20,10 @@ hw::ClassEfficiency tile_set(int lo, int hi, double reuse_half) {
   return e;
 }
 
-graphs::Operator conv_op(graphs::Phase phase, int kernel, int stride) {
+graphs::Operator conv_op(Phase phase, int kernel, int stride) {
   graphs::Operator op;
   op.name = "conv";
-  op.op_class = graphs::OpClass::kConv;
+  op.op_class = OpClass::kConv;
   op.phase = phase;
   op.flops = 1e9;
   op.gemm = {1280, 1280, 4096, 1};
@@ -111,7 +111,7 @@ TEST_CASE("winograd: only 3x3 stride-1 convolutions get the factor", "[model][ef
   hw::ClassEfficiency e{0.5, 1.0};
   e.conv.winograd = 2;
   d.efficiency[hw::entry("conv")] = e;
-  const auto fwd = graphs::Phase::kForward;
+  const auto fwd = Phase::kForward;
   CHECK(compute_efficiency(conv_op(fwd, 3, 1), d) == Approx(1.0).epsilon(kTight));
   CHECK(compute_efficiency(conv_op(fwd, 3, 2), d) == Approx(0.5).epsilon(kTight));
   CHECK(compute_efficiency(conv_op(fwd, 1, 1), d) == Approx(0.5).epsilon(kTight));
@@ -122,12 +122,12 @@ TEST_CASE("winograd algorithm: the faster of the direct GEMM and the transformed
   // Forward 3x3 stride 1, implicit GEMM 1280 x 1280 x 4096; Winograd F(2x2,3x3) runs
   // 320 x 1280 x 456 (m/4, k/9 rounded up). With k_half 456 the direct depth factor is
   // 4096/4552 and the transformed one 456/912 = 0.5.
-  const graphs::Operator op = conv_op(graphs::Phase::kForward, 3, 1);
+  const graphs::Operator op = conv_op(Phase::kForward, 3, 1);
   const graphs::GemmDims w = winograd_dims(op);
   CHECK(w.m == 320);
   CHECK(w.n == 1280);
   CHECK(w.k == 456);
-  const graphs::GemmDims wf = winograd_dims(conv_op(graphs::Phase::kBackwardWeight, 3, 1));
+  const graphs::GemmDims wf = winograd_dims(conv_op(Phase::kBackwardWeight, 3, 1));
   CHECK(wf.m == 1280);
   CHECK(wf.n == 143);  // 1280 / 9 rounded up
   CHECK(wf.k == 1024);
@@ -142,7 +142,7 @@ TEST_CASE("winograd algorithm: the faster of the direct GEMM and the transformed
   CHECK(compute_efficiency(op, d) == Approx(0.5 * 4096 / 4552).epsilon(kTight));
   // Not 3x3 stride 1: direct only, whatever the factor.
   d.efficiency[hw::entry("conv")].conv.winograd = 4;
-  CHECK(compute_efficiency(conv_op(graphs::Phase::kForward, 3, 2), d) ==
+  CHECK(compute_efficiency(conv_op(Phase::kForward, 3, 2), d) ==
         Approx(0.5 * 4096 / 4552).epsilon(kTight));
 }
 
@@ -154,18 +154,17 @@ TEST_CASE("strided backward data does stride^2 the counted work", "[model][effic
   const double fraction = 1e9 / (2.0 * 1280 * 1280 * 4096);
   for (int kernel : {1, 3}) {
     INFO("kernel " << kernel);
-    CHECK(compute_efficiency(conv_op(graphs::Phase::kBackwardData, kernel, 2), d) ==
+    CHECK(compute_efficiency(conv_op(Phase::kBackwardData, kernel, 2), d) ==
           Approx(0.5 * fraction).epsilon(kTight));
-    CHECK(compute_efficiency(conv_op(graphs::Phase::kForward, kernel, 2), d) ==
+    CHECK(compute_efficiency(conv_op(Phase::kForward, kernel, 2), d) ==
           Approx(0.5).epsilon(kTight));
   }
   // strided_work: the share of that zero work done, as an exponent on the fraction.
   d.efficiency[hw::entry("conv")].conv.strided_work = 0.5;
-  CHECK(compute_efficiency(conv_op(graphs::Phase::kBackwardData, 3, 2), d) ==
+  CHECK(compute_efficiency(conv_op(Phase::kBackwardData, 3, 2), d) ==
         Approx(0.5 * std::sqrt(fraction)).epsilon(kTight));
   d.efficiency[hw::entry("conv")].conv.strided_work = 0;
-  CHECK(compute_efficiency(conv_op(graphs::Phase::kBackwardData, 3, 2), d) ==
-        Approx(0.5).epsilon(kTight));
+  CHECK(compute_efficiency(conv_op(Phase::kBackwardData, 3, 2), d) == Approx(0.5).epsilon(kTight));
 }
 
 TEST_CASE("per-phase entries: backward ops use conv_bwd_data / conv_bwd_filter, else conv",
@@ -173,14 +172,13 @@ TEST_CASE("per-phase entries: backward ops use conv_bwd_data / conv_bwd_filter, 
   hw::DeviceSpec d = test::round_device();
   d.efficiency[hw::entry("conv")] = hw::ClassEfficiency{0.5, 1.0};
   d.efficiency[hw::entry("conv_bwd_data")] = hw::ClassEfficiency{0.25, 1.0};
-  const graphs::Operator data = conv_op(graphs::Phase::kBackwardData, 1, 1);
-  const graphs::Operator weight = conv_op(graphs::Phase::kBackwardWeight, 1, 1);
+  const graphs::Operator data = conv_op(Phase::kBackwardData, 1, 1);
+  const graphs::Operator weight = conv_op(Phase::kBackwardWeight, 1, 1);
   CHECK(phase_efficiency_key(data).name() == "conv_bwd_data");
   CHECK(phase_efficiency_key(weight).name() == "conv_bwd_filter");
   // 1 GFLOP at 1 TFLOP/s: 4 ms at 0.25, 2 ms at 0.5 (no entry for bwd_filter: conv's).
   CHECK(estimate(data, d).compute_s == Approx(4e-3).epsilon(kTight));
   CHECK(estimate(weight, d).compute_s == Approx(2e-3).epsilon(kTight));
-  CHECK(estimate(conv_op(graphs::Phase::kForward, 1, 1), d).compute_s ==
-        Approx(2e-3).epsilon(kTight));
+  CHECK(estimate(conv_op(Phase::kForward, 1, 1), d).compute_s == Approx(2e-3).epsilon(kTight));
   CHECK(compute_efficiency(data, d) == Approx(0.25).epsilon(kTight));
 }

@@ -24,8 +24,8 @@ namespace {
 graphs::LoweredNetwork gemm_then_scale() {
   graphs::LoweredNetwork net;
   net.name = "toy";
-  const auto mm = net.graph.add(test::op(graphs::OpClass::kGemm, 2e9, 0));
-  const auto ew = net.graph.add(test::op(graphs::OpClass::kElementwise, 0, 100e6));
+  const auto mm = net.graph.add(test::op(OpClass::kGemm, 2e9, 0));
+  const auto ew = net.graph.add(test::op(OpClass::kElementwise, 0, 100e6));
   net.graph.depend(mm, ew, 0);
   return net;
 }
@@ -180,7 +180,7 @@ TEST_CASE("a point the model refuses is NaN with its reason, not a number", "[mo
   const graphs::LoweredNetwork net = gemm_then_scale();
   // 1 kFLOP/s: the GEMM would take 2e6 s, beyond kMaxStepSeconds... only with a huge op.
   graphs::LoweredNetwork huge = net;
-  graphs::Operator big = test::op(graphs::OpClass::kGemm, 1e25, 0);
+  graphs::Operator big = test::op(OpClass::kGemm, 1e25, 0);
   huge.graph.add(big);
   Exploration e(s, {parse_hardware_axis(s, "gpu0.peak.fp32=1TFLOP/s")},
                 {Variant{"huge", "huge", {}, 1, &huge, PredictOptions{}}});

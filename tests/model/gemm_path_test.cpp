@@ -18,7 +18,7 @@ constexpr double kTight = 1e-12;
 graphs::Operator conv(std::int64_t n, std::int64_t c, std::int64_t hw, std::int64_t k, int r,
                       int stride = 1, std::int64_t groups = 1) {
   graphs::Operator op;
-  op.op_class = graphs::OpClass::kConv;
+  op.op_class = OpClass::kConv;
   const std::int64_t p = hw / stride;
   op.flops = 2.0 * n * k * p * p * (c / groups) * r * r;
   op.gemm = {n * p * p, k / groups, (c / groups) * r * r, groups};
@@ -78,11 +78,11 @@ TEST_CASE("a convolution the framework runs as GEMM is costed with the gemm entr
   CHECK(roofline.estimate(library).time_s == Approx(library.flops / (1e12 * 0.5)).epsilon(kTight));
   // Backward directions follow the forward's backend.
   graphs::Operator data = slow;
-  data.phase = graphs::Phase::kBackwardData;
+  data.phase = Phase::kBackwardData;
   CHECK(roofline.estimate(data).time_s == Approx(c.time_s).epsilon(kTight));
   // The GEMM carries no convolution geometry (no Winograd, no strided zero work).
   const graphs::Operator g = model::as_gemm_op(conv(1, 320, 8, 320, 3));
-  CHECK(g.op_class == graphs::OpClass::kGemm);
+  CHECK(g.op_class == OpClass::kGemm);
   CHECK(g.conv_kernel == 0);
   CHECK(g.conv_batch == 0);
 }
@@ -99,15 +99,15 @@ TEST_CASE("each im2col + GEMM direction is costed with the linear GEMM of its tr
   d.efficiency[hw::entry("conv")] = pytorch_rule();
   const model::Roofline roofline(d);
   graphs::Operator op = conv(8, 64, 56, 256, 1);
-  const auto rate = [&](graphs::Phase phase) {
+  const auto rate = [&](Phase phase) {
     op.phase = phase;
     return op.flops / roofline.estimate(op).time_s;
   };
-  CHECK(rate(graphs::Phase::kForward) == Approx(4e9).epsilon(kTight));
-  CHECK(rate(graphs::Phase::kBackwardData) == Approx(2e9).epsilon(kTight));
-  CHECK(rate(graphs::Phase::kBackwardWeight) == Approx(1e9).epsilon(kTight));
-  op.phase = graphs::Phase::kBackwardWeight;
-  CHECK(model::as_gemm_op(op).phase == graphs::Phase::kForward);
+  CHECK(rate(Phase::kForward) == Approx(4e9).epsilon(kTight));
+  CHECK(rate(Phase::kBackwardData) == Approx(2e9).epsilon(kTight));
+  CHECK(rate(Phase::kBackwardWeight) == Approx(1e9).epsilon(kTight));
+  op.phase = Phase::kBackwardWeight;
+  CHECK(model::as_gemm_op(op).phase == Phase::kForward);
 }
 
 TEST_CASE("an im2col + GEMM convolution carries the dims of its BLAS calls",
@@ -118,10 +118,10 @@ TEST_CASE("an im2col + GEMM convolution carries the dims of its BLAS calls",
   graphs::Operator fwd = conv(n, c, 8, k, 3);
   fwd.conv_output_elements = static_cast<double>(n * k * pq);
   graphs::Operator data = fwd;
-  data.phase = graphs::Phase::kBackwardData;
+  data.phase = Phase::kBackwardData;
   data.gemm = {n * 8 * 8, c, k * 9, 1};  // the implicit GEMM over the input grid
   graphs::Operator filter = fwd;
-  filter.phase = graphs::Phase::kBackwardWeight;
+  filter.phase = Phase::kBackwardWeight;
   filter.gemm = {k, crs, n * pq, 1};
   const auto dims = [](const graphs::Operator& op) {
     const graphs::GemmDims g = model::as_gemm_op(op).gemm;
@@ -147,7 +147,7 @@ TEST_CASE("an unblocked library re-reads the n x k operand for every result row"
   e.traffic.unblocked = true;
   d.efficiency[hw::entry("gemm")] = e;
   graphs::Operator op;
-  op.op_class = graphs::OpClass::kGemm;
+  op.op_class = OpClass::kGemm;
   op.gemm = {32, 1024, 4096, 1};
   op.flops = 2.0 * 32 * 1024 * 4096;
   op.bytes_read = 4.0 * (32 * 4096 + 4096 * 1024);
@@ -177,7 +177,7 @@ TEST_CASE("a fresh output above the allocation threshold pays its page faults",
   d.allocation = {32.0 * 1024 * 1024, 2e9};
   const model::Roofline roofline(d);
   graphs::Operator add;
-  add.op_class = graphs::OpClass::kElementwise;
+  add.op_class = OpClass::kElementwise;
   add.bytes_read = 128e6;
   add.bytes_written = 64e6;  // above 32 MiB
   const model::OpCost c = roofline.estimate(add);
@@ -187,7 +187,7 @@ TEST_CASE("a fresh output above the allocation threshold pays its page faults",
   add.bytes_written = 32.0 * 1024 * 1024;  // at the threshold: served from the heap
   CHECK(roofline.estimate(add).allocation_s == 0);
   graphs::Operator update = add;  // optimizer updates write in place
-  update.op_class = graphs::OpClass::kOptimizer;
+  update.op_class = OpClass::kOptimizer;
   update.bytes_written = 64e6;
   CHECK(roofline.estimate(update).allocation_s == 0);
   graphs::Operator relu_ = add;  // PyTorch's ReLU(inplace=True): into its input's storage
@@ -212,9 +212,9 @@ TEST_CASE("a library convolution on a CPU framework also allocates its layout bu
   const double x = 4 * op.conv_input_elements, y = 4 * op.conv_output_elements;
   REQUIRE(x < 32.0 * 1024 * 1024);
   CHECK(roofline.estimate(op).allocation_s == Approx(2 * y / 2e9).epsilon(kTight));
-  op.phase = graphs::Phase::kBackwardData;  // reads dY (fresh copy), writes dX (heap)
+  op.phase = Phase::kBackwardData;  // reads dY (fresh copy), writes dX (heap)
   CHECK(roofline.estimate(op).allocation_s == Approx(y / 2e9).epsilon(kTight));
-  op.phase = graphs::Phase::kBackwardWeight;  // reads X and dY, writes a small dW
+  op.phase = Phase::kBackwardWeight;  // reads X and dY, writes a small dW
   op.bytes_written = 4.0 * 144 * 24;
   CHECK(roofline.estimate(op).allocation_s == Approx(y / 2e9).epsilon(kTight));
   // Run as im2col + GEMM (batch 8): only the framework's own output tensor.

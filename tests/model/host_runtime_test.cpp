@@ -482,7 +482,7 @@ TEST_CASE("autocast's casts cost engine.autocast_cast and in backward each is an
         const graphs::Operator& op = net.graph.op(id);
         CAPTURE(op.name);
         const bool backward =
-            op.phase == graphs::Phase::kBackwardData || op.phase == graphs::Phase::kBackwardWeight;
+            op.phase == Phase::kBackwardData || op.phase == Phase::kBackwardWeight;
         CHECK(h.issue_s[id] == Approx(cast + (backward ? kBackwardNode : 0)).epsilon(kRel));
       }
     // fc2.to_fp32.bwd runs between loss.bwd and fc2.bwd_data: fc2's node is still charged.
@@ -748,10 +748,10 @@ TEST_CASE(
   // Inference: the ops' host values alone, over the whole pass.
   double forward = 0;
   for (graphs::OpId id = 0; id < infer.graph.size(); ++id)
-    if (infer.graph.op(id).phase == graphs::Phase::kForward)
+    if (infer.graph.op(id).phase == Phase::kForward)
       forward += rt.op_host_s(infer.graph.op(id).op_class, false);
   double issued = 0;
   for (graphs::OpId id = 0; id < infer.graph.size(); ++id)
-    if (infer.graph.op(id).phase == graphs::Phase::kForward) issued += hi.issue_s[id];
+    if (infer.graph.op(id).phase == Phase::kForward) issued += hi.issue_s[id];
   CHECK(issued == Approx(forward).epsilon(kRel));
 }

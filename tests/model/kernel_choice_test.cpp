@@ -14,9 +14,9 @@ using namespace amdahl::model;
 
 namespace {
 
-graphs::Operator conv3x3(graphs::Phase phase, std::int64_t m, std::int64_t n, std::int64_t k) {
+graphs::Operator conv3x3(Phase phase, std::int64_t m, std::int64_t n, std::int64_t k) {
   graphs::Operator op;
-  op.op_class = graphs::OpClass::kConv;
+  op.op_class = OpClass::kConv;
   op.phase = phase;
   op.conv_kernel = 3;
   op.conv_stride = 1;
@@ -50,7 +50,7 @@ TEST_CASE("compute_choice names the algorithm whose efficiency it returns", "[mo
   e.conv.winograd = 2.5;
   e.gemm.tile_m = 64;
   e.gemm.tile_n = 64;
-  const graphs::Operator op = conv3x3(graphs::Phase::kForward, 1280, 1280, 4096);
+  const graphs::Operator op = conv3x3(Phase::kForward, 1280, 1280, 4096);
   ComputeChoice c = compute_choice(op, e, hw::DeviceKind::kGpu, 10);
   CHECK(c.kernel.algorithm == Algorithm::kWinograd);
   CHECK(c.kernel.tile_m == 64);
@@ -66,9 +66,9 @@ TEST_CASE("compute_choice names the algorithm whose efficiency it returns", "[mo
   // A narrow GEMM and an op without GEMM dims.
   e.gemm.narrow_max = 16;
   e.gemm.narrow_compute = 0.2;
-  CHECK(compute_choice(conv3x3(graphs::Phase::kForward, 4096, 16, 576), e, hw::DeviceKind::kGpu, 10)
+  CHECK(compute_choice(conv3x3(Phase::kForward, 4096, 16, 576), e, hw::DeviceKind::kGpu, 10)
             .kernel.algorithm == Algorithm::kNarrow);
   graphs::Operator add;
-  add.op_class = graphs::OpClass::kElementwise;
+  add.op_class = OpClass::kElementwise;
   CHECK(compute_choice(add, e, hw::DeviceKind::kGpu, 10).kernel.algorithm == Algorithm::kNone);
 }

@@ -16,9 +16,9 @@ graphs::LoweredNetwork embedding_then_gemm() {
   graphs::LoweredNetwork net;
   net.name = "emb";
   auto& g = net.graph;
-  const auto in = g.add(test::op(graphs::OpClass::kTransfer, 0, 1e6));
-  const auto emb = g.add(test::op(graphs::OpClass::kEmbedding, 0, 10e6));
-  const auto mm = g.add(test::op(graphs::OpClass::kGemm, 1e9, 0));
+  const auto in = g.add(test::op(OpClass::kTransfer, 0, 1e6));
+  const auto emb = g.add(test::op(OpClass::kEmbedding, 0, 10e6));
+  const auto mm = g.add(test::op(OpClass::kGemm, 1e9, 0));
   g.depend(in, emb, 1e6);
   g.depend(emb, mm, 10e6);
   return net;
@@ -30,7 +30,7 @@ TEST_CASE("parse_placement: whole-step targets and class maps", "[model][placeme
   CHECK(parse_placement("host").all == "host");
   const PlacementSpec s = parse_placement("embedding=cpu0, softmax=host");
   REQUIRE(s.by_class.size() == 2);
-  CHECK(s.by_class[0].first == graphs::OpClass::kEmbedding);
+  CHECK(s.by_class[0].first == OpClass::kEmbedding);
   CHECK(s.by_class[0].second == "cpu0");
   CHECK(placement_text(s) == "embedding=cpu0,softmax=host");
   CHECK_THROWS_WITH(parse_placement("embeding=host"), Catch::Contains("did you mean 'embedding'"));

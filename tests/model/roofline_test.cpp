@@ -12,7 +12,7 @@ namespace {
 graphs::Operator op_with(double flops, double bytes) {
   graphs::Operator op;
   op.name = "op";
-  op.op_class = graphs::OpClass::kElementwise;
+  op.op_class = OpClass::kElementwise;
   op.flops = flops;
   op.bytes_read = bytes;
   return op;

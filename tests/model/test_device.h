@@ -48,9 +48,9 @@ inline hw::SystemSpec two_device_system() {
 }
 
 // An op of class `c` with `flops` and `bytes` written, named after its class.
-inline graphs::Operator op(graphs::OpClass c, double flops, double bytes) {
+inline graphs::Operator op(OpClass c, double flops, double bytes) {
   graphs::Operator o;
-  o.name = std::string(graphs::op_class_name(c));
+  o.name = std::string(op_class_name(c));
   o.op_class = c;
   o.flops = flops;
   o.bytes_written = bytes;

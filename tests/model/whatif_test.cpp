@@ -35,11 +35,11 @@ struct Alexnet {
 
 TEST_CASE("parse_speedups", "[model][whatif]") {
   const ClassSpeedups s = parse_speedups("conv=10,gemm=4");
-  CHECK(s.factor[static_cast<int>(graphs::OpClass::kConv)] == 10);
-  CHECK(s.factor[static_cast<int>(graphs::OpClass::kGemm)] == 4);
-  CHECK(s.factor[static_cast<int>(graphs::OpClass::kPooling)] == 1);
+  CHECK(s.factor[static_cast<int>(OpClass::kConv)] == 10);
+  CHECK(s.factor[static_cast<int>(OpClass::kGemm)] == 4);
+  CHECK(s.factor[static_cast<int>(OpClass::kPooling)] == 1);
   CHECK(speedups_text(s) == "gemm=4,conv=10");
-  CHECK(std::isinf(parse_speedups("conv=inf").factor[static_cast<int>(graphs::OpClass::kConv)]));
+  CHECK(std::isinf(parse_speedups("conv=inf").factor[static_cast<int>(OpClass::kConv)]));
   CHECK_THROWS_WITH(parse_speedups("convv=2"), Catch::Contains("did you mean 'conv'"));
   CHECK_THROWS_AS(parse_speedups("conv=0"), UserError);
   CHECK_THROWS_AS(parse_speedups("conv=fast"), UserError);
@@ -53,8 +53,7 @@ TEST_CASE("a speed-up factor lies from 1e-6 to 1e6, or is inf", "[model][whatif]
   CHECK_FALSE(speedup_factor_error(std::numeric_limits<double>::infinity(), false).empty());
   CHECK_THAT(speedup_factor_error(1e-300, true),
              Catch::Contains("must be from 1e-06 to 1e+06, or inf for zero cost (got 1e-300)"));
-  CHECK(parse_speedups("conv=1e-6,gemm=1e6").factor[static_cast<int>(graphs::OpClass::kGemm)] ==
-        1e6);
+  CHECK(parse_speedups("conv=1e-6,gemm=1e6").factor[static_cast<int>(OpClass::kGemm)] == 1e6);
   for (const char* text : {"conv=1e-300", "conv=1e300", "conv=nan", "conv=infinity", "conv=1e-320",
                            "conv=-0", "conv=0x1p-1000", "conv=-inf"}) {
     INFO(text);
@@ -93,7 +92,7 @@ TEST_CASE("the Amdahl bound equals the re-simulated time with the class at zero 
   // Zero the conv ops by hand and simulate.
   std::vector<OpCost> zero = step.input.costs;
   for (graphs::OpId id = 0; id < zero.size(); ++id)
-    if (a.net.graph.op(id).op_class == graphs::OpClass::kConv) zero[id].time_s = 0;
+    if (a.net.graph.op(id).op_class == OpClass::kConv) zero[id].time_s = 0;
   const double by_hand = simulate(step.input, zero).makespan_s;
   CHECK(w.bound_s == by_hand);
   CHECK(w.bound_s < w.new_s);

@@ -10,7 +10,7 @@ import sys
 from fit_common import InputError, fit_line, fmt
 from h200_profile import (LAUNCH_APIS, MICRO_COLS, NOT_HOST, PER_LAUNCH_ROWS, PROFILE_COLS,
                           PSTEPS_COLS, STEPS_COLS, read_csv)
-from h200_runtime_model import FAMILIES, MAIN, SEQ, Config, build_parts, recorded_share
+from h200_family_parts import FAMILIES, MAIN, SEQ, Config, build_parts, recorded_share
 
 ENGINE_KEYS = ("backward_node", "accumulate_grad", "zero_grad_per_param", "autocast_cast",
                "autograd_record", "module_call")
