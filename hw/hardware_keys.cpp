@@ -56,6 +56,17 @@ HardwareKey<Spec> keyed(std::string path, Field field, std::string_view varied_a
   return k;
 }
 
+// A row of a number held in an optional member (`ref(spec)`, set only when the file gives it),
+// read as `resolved(spec)` (its fallback when absent), which `explore --vary` may set.
+template <class Spec, class Ref, class Resolved>
+HardwareKey<Spec> optional_key(std::string path, Field field, Ref ref, Resolved resolved) {
+  HardwareKey<Spec> k = plain_key<Spec>(std::move(path), std::move(field));
+  k.get = resolved;
+  k.set = [ref](Spec& s, double v) { ref(s) = v; };
+  k.varies = true;
+  return k;
+}
+
 using D = DeviceSpec;
 using L = LinkSpec;
 using R = RuntimeSpec;
@@ -186,15 +197,15 @@ const std::vector<HardwareKey<LinkSpec>>& link_keys() {
     // Absent, p2p is listed by the results that use it (Topology::p2p_assumption), not by the
     // link: a host copy's prediction lists this link's assumptions and uses no device-to-device
     // bandwidth.
-    HardwareKey<L> p2p = plain_key<L>(
-        "p2p", quantity_field("", Dimension::kBandwidth,
-                              "achieved device-to-device bandwidth per direction (CUDA "
-                              "p2pBandwidthLatencyTest, unidirectional), what collectives use "
-                              "(absent: bandwidth, listed under a collective's assumptions)")
-                   .positive());
-    p2p.get = [](const LinkSpec& l) { return l.p2p_bandwidth(); };
-    p2p.set = [](LinkSpec& l, double v) { l.p2p_bytes_per_s = v; };
-    p2p.varies = true;
+    HardwareKey<L> p2p = optional_key<L>(
+        "p2p",
+        quantity_field("", Dimension::kBandwidth,
+                       "achieved device-to-device bandwidth per direction (CUDA "
+                       "p2pBandwidthLatencyTest, unidirectional), what collectives use "
+                       "(absent: bandwidth, listed under a collective's assumptions)")
+            .positive(),
+        [](LinkSpec & l) -> auto& { return l.p2p_bytes_per_s; },
+        [](const LinkSpec& l) { return l.p2p_bandwidth(); });
     return std::vector<HardwareKey<L>>{
         plain_key<L>("name", string_field("", "link model, e.g. 'NVLink 1.0 x2'").req()),
         plain_key<L>("source",
@@ -308,22 +319,20 @@ const std::vector<HardwareKey<RuntimeSpec>>& runtime_keys() {
                     fmt::format("{} (absent: {})", e.description, e.fallback)));
     // optimizer.step and per_param: given or not (their absence falls back on dispatch_per_op
     // by implementation, RuntimeSpec::optimizer_step_s).
-    HardwareKey<R> step = plain_key<R>(
+    HardwareKey<R> step = optional_key<R>(
         "optimizer.step",
         quantity_field("", Dimension::kTime,
                        "host per optimizer.step() (absent: 0 for loop, else dispatch_per_op)")
-            .non_negative());
-    step.get = [](const RuntimeSpec& r) { return r.optimizer_step_s(); };
-    step.set = [](RuntimeSpec& r, double v) { r.optimizer.step_s = v; };
-    step.varies = true;
-    HardwareKey<R> per_param = plain_key<R>(
+            .non_negative(),
+        [](RuntimeSpec & r) -> auto& { return r.optimizer.step_s; },
+        [](const RuntimeSpec& r) { return r.optimizer_step_s(); });
+    HardwareKey<R> per_param = optional_key<R>(
         "optimizer.per_param",
         quantity_field("", Dimension::kTime,
                        "host per parameter tensor (absent: dispatch_per_op for loop, else 0)")
-            .non_negative());
-    per_param.get = [](const RuntimeSpec& r) { return r.optimizer_per_param_s(); };
-    per_param.set = [](RuntimeSpec& r, double v) { r.optimizer.per_param_s = v; };
-    per_param.varies = true;
+            .non_negative(),
+        [](RuntimeSpec & r) -> auto& { return r.optimizer.per_param_s; },
+        [](const RuntimeSpec& r) { return r.optimizer_per_param_s(); });
     return std::vector<HardwareKey<R>>{
         plain_key<R>("name", string_field("", "software stack, e.g. 'tensorflow-1.x'").req()),
         plain_key<R>("source", string_field("", "where the overheads come from").req()),

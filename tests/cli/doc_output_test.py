@@ -61,10 +61,11 @@ def parse(lines):
 
 
 def run(command, amdahl, source, shared, work):
-    command = re.sub(r"^scripts/amdahl\b", amdahl, command)
+    # The block's /tmp/ paths first: the binary's and the data's own paths may lie under /tmp.
+    command = command.replace("/tmp/", work + "/")
+    command = re.sub(r"^scripts/amdahl\b", lambda m: amdahl, command)
     if os.path.realpath(os.path.join(source, "../shared")) != os.path.realpath(shared):
         command = command.replace("../shared", shared)
-    command = command.replace("/tmp/", work + "/")
     started = time.monotonic()
     p = subprocess.run(["bash", "-c", command], cwd=source, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
