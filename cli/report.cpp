@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 
+#include "cli/json_text.h"
 #include "hw/units.h"
 #include "util/output_encoding.h"
 #include "util/percent.h"
@@ -22,17 +23,43 @@ std::string pct(double part, double whole) {
 
 namespace {
 
-std::vector<std::pair<std::string, double>> sorted_desc(const std::map<std::string, double>& m) {
-  std::vector<std::pair<std::string, double>> v(m.begin(), m.end());
+using Named = std::vector<std::pair<std::string, double>>;
+
+// Name order in, largest first out.
+Named sorted_desc(Named v) {
   std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return v;
 }
 
-void share_table(std::ostream& out, const std::string& title,
-                 const std::map<std::string, double>& m, double total) {
+Named sorted_desc(const std::map<std::string, double>& m) {
+  return sorted_desc(Named(m.begin(), m.end()));
+}
+
+template <typename Slots>
+Named named_values(const Breakdown<Slots>& b) {
+  Named v;
+  for (const auto& [k, s] : b.named()) v.emplace_back(k, s);
+  return v;
+}
+
+// `slots` (in name order) largest value in `b` first.
+template <typename Slots>
+std::vector<int> sorted_desc(const Breakdown<Slots>& b, std::vector<int> slots) {
+  std::sort(slots.begin(), slots.end(), [&](int x, int y) { return b.at_slot(x) > b.at_slot(y); });
+  return slots;
+}
+
+template <typename Slots>
+std::vector<int> sorted_desc(const Breakdown<Slots>& b) {
+  return sorted_desc(b, present_in_any({&b}));
+}
+
+template <typename Slots>
+void share_table(std::ostream& out, const std::string& title, const Breakdown<Slots>& b,
+                 double total) {
   Table t({title, "time", "share"});
-  for (const auto& [k, v] : sorted_desc(m))
-    if (v > 0) t.add({k, seconds(v), pct(v, total)});
+  for (int k : sorted_desc(b))
+    t.add({std::string(b.name(k)), seconds(b.at_slot(k)), pct(b.at_slot(k), total)});
   t.print(out);
 }
 
@@ -99,14 +126,14 @@ nlohmann::json prediction_json(const model::Prediction& p) {
   j["precision"] = std::string(precision_name(p.precision));
   j["step_time_s"] = p.step_time_s;
   j["samples_per_s"] = p.samples_per_s;
-  j["by_class"] = p.by_class;
-  j["by_bound"] = p.by_bound;
-  j["by_phase"] = p.by_phase;
-  j["busy_by_class"] = p.busy_by_class;
-  j["host_by_class"] = p.host_by_class;
-  j["host_by_phase"] = p.host_by_phase;
-  j["device_by_phase"] = p.device_by_phase;
-  j["binding"] = std::string(model::step_binding(p));
+  j["by_class"] = named_json(p.by_class);
+  j["by_bound"] = named_json(p.by_bound);
+  j["by_phase"] = named_json(p.by_phase);
+  j["busy_by_class"] = named_json(p.busy_by_class);
+  j["host_by_class"] = named_json(p.host_by_class);
+  j["host_by_phase"] = named_json(p.host_by_phase);
+  j["device_by_phase"] = named_json(p.device_by_phase);
+  j["binding"] = std::string(model::binding_name(model::step_binding(p)));
   j["ops"] = p.op_count;
   j["parameters"] = p.parameters;
   j["memory"] = {{"weights_bytes", p.memory.weights_bytes},
@@ -209,41 +236,40 @@ void print_breakdown_table(std::ostream& out, const model::Prediction& p,
                            const graphs::OpGraph& g) {
   out << printable(fmt::format("{} on {} ({}), {}, {}: step {}, {}", p.workload, p.system,
                                p.device_model, batch_text(p), graphs::mode_name(p.mode),
-                               seconds(p.step_time_s), model::step_binding(p)))
+                               seconds(p.step_time_s), model::binding_name(model::step_binding(p))))
       << "\n\n";
   out << "critical path by op class (device busy time alongside):\n";
   Table classes({"op class", "time", "share", "busy"});
-  for (const auto& [k, v] : sorted_desc(p.by_class)) {
-    const auto busy = p.busy_by_class.find(k);
-    classes.add({k, seconds(v), pct(v, p.step_time_s),
-                 busy == p.busy_by_class.end() ? "-" : seconds(busy->second)});
+  const auto busy = [&](int k) {
+    return p.busy_by_class.present(k) ? seconds(p.busy_by_class.at_slot(k)) : "-";
+  };
+  for (int k : sorted_desc(p.by_class)) {
+    const double v = p.by_class.at_slot(k);
+    classes.add({std::string(p.by_class.name(k)), seconds(v), pct(v, p.step_time_s), busy(k)});
   }
   classes.print(out);
   out << "\nby phase (critical path; the host's time issuing the phase's ops and the device's "
          "busy time alongside):\n";
   Table phases({"phase", "time", "share", "host", "device", "bound by"});
-  std::map<std::string, double> critical = p.by_phase;
-  for (const auto& [k, v] : p.host_by_phase) critical.emplace(k, 0.0);
-  for (const auto& [k, v] : p.device_by_phase) critical.emplace(k, 0.0);
-  for (const auto& [k, v] : sorted_desc(critical)) {
-    const auto host = p.host_by_phase.find(k);
-    const auto device = p.device_by_phase.find(k);
-    const bool both = host != p.host_by_phase.end() || device != p.device_by_phase.end();
-    phases.add({k, seconds(v), pct(v, p.step_time_s),
-                host == p.host_by_phase.end() ? "-" : seconds(host->second),
-                device == p.device_by_phase.end() ? "-" : seconds(device->second),
-                both ? std::string(model::phase_binding(p, k)) : "-"});
+  const auto phase_time = [](const model::PhaseBreakdown& b, int k) {
+    return b.present(k) ? seconds(b.at_slot(k)) : "-";
+  };
+  for (int k : sorted_desc(p.by_phase,
+                           present_in_any({&p.by_phase, &p.host_by_phase, &p.device_by_phase}))) {
+    const double v = p.by_phase.at_slot(k);
+    const bool both = p.host_by_phase.present(k) || p.device_by_phase.present(k);
+    phases.add({std::string(p.by_phase.name(k)), seconds(v), pct(v, p.step_time_s),
+                phase_time(p.host_by_phase, k), phase_time(p.device_by_phase, k),
+                both ? std::string(model::binding_name(model::phase_binding(p, k))) : "-"});
   }
   phases.print(out);
   if (!p.host_by_class.empty()) {
     out << "\nhost time issuing ops, by op class (device busy time alongside):\n";
     Table host({"op class", "host", "share", "busy"});
-    double total = 0;
-    for (const auto& [k, v] : p.host_by_class) total += v;
-    for (const auto& [k, v] : sorted_desc(p.host_by_class)) {
-      const auto busy = p.busy_by_class.find(k);
-      host.add({k, seconds(v), pct(v, total),
-                busy == p.busy_by_class.end() ? "-" : seconds(busy->second)});
+    const double total = p.host_by_class.total();
+    for (int k : sorted_desc(p.host_by_class)) {
+      const double v = p.host_by_class.at_slot(k);
+      host.add({std::string(p.host_by_class.name(k)), seconds(v), pct(v, total), busy(k)});
     }
     host.print(out);
   }
@@ -290,15 +316,16 @@ nlohmann::json breakdown_json(const model::Prediction& p, const graphs::OpGraph&
 
 void print_breakdown_csv(std::ostream& out, const model::Prediction& p, const graphs::OpGraph& g) {
   Table t({"group", "key", "time_s", "share"});
-  auto add = [&](const std::string& group, const std::map<std::string, double>& m) {
-    for (const auto& [k, v] : sorted_desc(m))
+  auto add = [&](const std::string& group, const Named& named) {
+    for (const auto& [k, v] : sorted_desc(named))
       t.add({group, k, fmt::format("{:.6g}", v),
              fmt::format("{:.4f}", p.step_time_s > 0 ? v / p.step_time_s : 0)});
   };
-  add("class", p.by_class);
-  add("phase", p.by_phase);
-  add("bound", p.by_bound);
-  add("layer", by_layer(p, g));
+  add("class", named_values(p.by_class));
+  add("phase", named_values(p.by_phase));
+  add("bound", named_values(p.by_bound));
+  const std::map<std::string, double> layers = by_layer(p, g);
+  add("layer", Named(layers.begin(), layers.end()));
   t.print_csv(out);
 }
 

@@ -157,8 +157,9 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
   const model::Prediction& p = m.accel;
   const std::string mode = mode_text(m);
   doc.heading(3, "{}: {}", name, mode);
-  const std::string step = fmt::format("step {}, {:.1f} samples/s, {}", seconds(p.step_time_s),
-                                       p.samples_per_s, model::step_binding(p));
+  const std::string step =
+      fmt::format("step {}, {:.1f} samples/s, {}", seconds(p.step_time_s), p.samples_per_s,
+                  model::binding_name(model::step_binding(p)));
   if (m.host)
     doc.paragraph(
         "{} on {} ({}): {}; on the host CPU alone ({}) {}, so the accelerator is {} "
@@ -168,25 +169,19 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
   else
     doc.paragraph("{} on {} ({}): {}.", batch_text(p), p.device, p.device_model, step);
   csv.summary.add({name, mode, std::to_string(p.batch), p.device, num(p.step_time_s),
-                   num(p.samples_per_s), std::string(model::step_binding(p)),
+                   num(p.samples_per_s), std::string(model::binding_name(model::step_binding(p))),
                    m.host ? num(m.host->step_time_s) : "",
                    m.host ? num(m.host->step_time_s / p.step_time_s) : ""});
 
   // Where the time goes: critical-path seconds per op class, accelerator and CPU alone.
   doc.paragraph("Where the time goes (share of the critical path by op class):");
-  std::set<std::string> classes;
-  for (const auto& [c, s] : p.by_class) classes.insert(c);
-  if (m.host)
-    for (const auto& [c, s] : m.host->by_class) classes.insert(c);
+  const std::vector<int> classes =
+      m.host ? present_in_any({&p.by_class, &m.host->by_class}) : present_in_any({&p.by_class});
   Table t({"op class", "accelerator", "share", "host CPU alone", "share"});
-  for (const std::string& c : classes) {
-    const auto a = p.by_class.find(c);
-    const double as = a == p.by_class.end() ? 0 : a->second;
-    double hs = 0;
-    if (m.host) {
-      const auto h = m.host->by_class.find(c);
-      hs = h == m.host->by_class.end() ? 0 : h->second;
-    }
+  for (int k : classes) {
+    const std::string c(p.by_class.name(k));
+    const double as = p.by_class.at_slot(k);
+    const double hs = m.host ? m.host->by_class.at_slot(k) : 0;
     t.add({c, seconds(as), pct(as, p.step_time_s), m.host ? seconds(hs) : "-",
            m.host ? pct(hs, m.host->step_time_s) : "-"});
     csv.classes.add({name, mode, "accelerator", c, num(as), num(as / p.step_time_s)});
@@ -196,7 +191,8 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
 
   doc.paragraph("Binding resource (share of the critical path):");
   Table b({"bound", "time", "share"});
-  for (const auto& [bound, s] : p.by_bound) {
+  for (const auto& [bound_name, s] : p.by_bound.named()) {
+    const std::string bound(bound_name);
     b.add({bound, seconds(s), pct(s, p.step_time_s)});
     csv.bounds.add({name, mode, bound, num(s), num(s / p.step_time_s)});
   }
@@ -237,7 +233,7 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
     Table s({"batch", "step", "samples/s", "host share", "binding", "CPU step", "speedup"});
     for (const model::SweepRow& r : m.batches) {
       const double host = host_share(r);
-      const std::string binding(model::host_binding(host));
+      const std::string binding(model::binding_name(model::host_binding(host)));
       const bool cpu = r.host_step_s > 0;
       s.add({std::to_string(r.batch), seconds(r.step_s), fmt::format("{:.1f}", r.samples_per_s),
              pct(host, 1), binding, cpu ? seconds(r.host_step_s) : "-",
@@ -293,21 +289,19 @@ std::vector<Figure> study_figures(const Study& st) {
   const std::size_t modes = st.workloads.empty() ? 0 : st.workloads.front().modes.size();
   for (std::size_t k = 0; k < modes; ++k) {
     const std::string mode = mode_text(st.workloads.front().modes[k]);
-    std::set<std::string> class_set;
-    for (const WorkloadStudy& ws : st.workloads)
-      for (const auto& [c, t] : ws.modes[k].accel.by_class) class_set.insert(c);
-    const std::vector<std::string> classes(class_set.begin(), class_set.end());
+    std::vector<const model::ClassBreakdown*> parts;
+    for (const WorkloadStudy& ws : st.workloads) parts.push_back(&ws.modes[k].accel.by_class);
+    const std::vector<int> slots = present_in_any(parts);
+    std::vector<std::string> classes;
+    for (int c : slots) classes.emplace_back(model::ClassBreakdown::name(c));
     std::vector<std::string> rows;
     std::vector<std::vector<double>> shares;
     for (const WorkloadStudy& ws : st.workloads) {
       const model::Prediction& p = ws.modes[k].accel;
       rows.push_back(ws.name);
       std::vector<double> row;
-      for (const std::string& c : classes) {
-        const auto it = p.by_class.find(c);
-        row.push_back(it == p.by_class.end() || p.step_time_s <= 0 ? 0
-                                                                   : it->second / p.step_time_s);
-      }
+      for (int c : slots)
+        row.push_back(p.step_time_s <= 0 ? 0 : p.by_class.at_slot(c) / p.step_time_s);
       shares.push_back(row);
     }
     figures.push_back(stacked_bars(
@@ -413,7 +407,7 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
     for (const ModeStudy& m : ws.modes)
       summary.add({ws.name, mode_text(m), std::to_string(m.accel.batch),
                    seconds(m.accel.step_time_s), fmt::format("{:.1f}", m.accel.samples_per_s),
-                   std::string(model::step_binding(m.accel)),
+                   std::string(model::binding_name(model::step_binding(m.accel))),
                    m.host ? seconds(m.host->step_time_s) : "-",
                    m.host ? times(m.host->step_time_s / m.accel.step_time_s) : "-"});
   doc.table(summary);

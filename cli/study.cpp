@@ -52,7 +52,7 @@ ModeStudy study_mode(const WorkloadOptions& o, const hw::SystemSpec& system, con
     const auto grid = model::sweep_grid({{"batch", so.batches}}, size_overrides(o));
     m.batches = model::sweep(lower_at(o, system), system, grid, sweep_options);
     m.device_bound_from = holds_from(m.batches, [](const model::SweepRow& r) {
-      return model::host_binding(host_share(r)) == "device-bound";
+      return model::host_binding(host_share(r)) == model::StepBinding::kDeviceBound;
     });
     if (host)
       m.accelerator_wins_from =
@@ -104,10 +104,7 @@ ModeStudy study_mode(const WorkloadOptions& o, const hw::SystemSpec& system, con
 
 }  // namespace
 
-double host_share(const model::SweepRow& r) {
-  const auto it = r.share_by_bound.find(std::string(model::bound_name(model::Bound::kDispatch)));
-  return it == r.share_by_bound.end() ? 0 : it->second;
-}
+double host_share(const model::SweepRow& r) { return r.share_by_bound[model::Bound::kDispatch]; }
 
 std::vector<std::string> study_workloads(const StudyOptions& o) {
   return select_workloads(o.suite, o.workloads);

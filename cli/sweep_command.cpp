@@ -122,11 +122,14 @@ void register_sweep(CLI::App& app) {
     };
     const bool gpus_varied = gpu_counts.size() > 1;
 
-    std::set<std::string> classes, bounds;
+    std::vector<const model::ClassBreakdown*> class_parts;
+    std::vector<const model::BoundBreakdown*> bound_parts;
     for (const auto& row : rows) {
-      for (const auto& [k, v] : row.r.share_by_class) classes.insert(k);
-      for (const auto& [k, v] : row.r.share_by_bound) bounds.insert(k);
+      class_parts.push_back(&row.r.share_by_class);
+      bound_parts.push_back(&row.r.share_by_bound);
     }
+    const std::vector<int> classes = present_in_any(class_parts);
+    const std::vector<int> bounds = present_in_any(bound_parts);
     const std::string dev = so.predict.device.empty() ? system.default_device : so.predict.device;
     const hw::DeviceSpec* host = system.host_of(dev);
     const bool cpu = so.compare_host && host && system.device(dev).kind != hw::DeviceKind::kCpu;
@@ -139,8 +142,8 @@ void register_sweep(CLI::App& app) {
                             {"batch", r.batch},
                             {"step_time_s", r.step_s},
                             {"samples_per_s", r.samples_per_s},
-                            {"share_by_class", r.share_by_class},
-                            {"share_by_bound", r.share_by_bound}};
+                            {"share_by_class", named_json(r.share_by_class)},
+                            {"share_by_bound", named_json(r.share_by_bound)}};
       if (gpus_varied) {
         row["speedup"] = speedup(each);
         row["scaling_efficiency"] = efficiency(each);
@@ -167,8 +170,8 @@ void register_sweep(CLI::App& app) {
       for (const char* c : {"speedup", "scaling_efficiency"}) head.push_back(c);
     if (cpu)
       for (const char* c : {"cpu_step_time_s", "cpu_vs_accelerator_speedup"}) head.push_back(c);
-    for (const auto& c : classes) head.push_back("share_" + c);
-    for (const auto& b : bounds) head.push_back("bound_" + b);
+    for (int c : classes) head.push_back(fmt::format("share_{}", model::ClassBreakdown::name(c)));
+    for (int b : bounds) head.push_back(fmt::format("bound_{}", model::BoundBreakdown::name(b)));
     Table t(head);
     for (const Row& each : rows) {
       const model::SweepRow& r = each.r;
@@ -187,14 +190,8 @@ void register_sweep(CLI::App& app) {
         row.push_back(num(r.host_step_s));
         row.push_back(num(r.host_speedup));
       }
-      for (const auto& c : classes) {
-        const auto it = r.share_by_class.find(c);
-        row.push_back(fmt::format("{:.4f}", it == r.share_by_class.end() ? 0.0 : it->second));
-      }
-      for (const auto& b : bounds) {
-        const auto it = r.share_by_bound.find(b);
-        row.push_back(fmt::format("{:.4f}", it == r.share_by_bound.end() ? 0.0 : it->second));
-      }
+      for (int c : classes) row.push_back(fmt::format("{:.4f}", r.share_by_class.at_slot(c)));
+      for (int b : bounds) row.push_back(fmt::format("{:.4f}", r.share_by_bound.at_slot(b)));
       t.add(std::move(row));
     }
     const Format format = parse_format(o->format);

@@ -128,8 +128,8 @@ void run_profile(const ValidateOptions& o, const hw::SystemSpec& system) {
     const model::Prediction p = predict_run(run, system, o.device);
     std::map<std::string, std::pair<double, double>> rows;  // class -> measured, predicted
     for (const auto& [cls, s] : c.device_s_per_step) rows[cls].first = s;
-    for (const auto& [cls, s] : p.busy_by_class)
-      if (cls != op_class_name(OpClass::kHost)) rows[cls].second = s;
+    for (const auto& [cls, s] : p.busy_by_class.named())
+      if (cls != op_class_name(OpClass::kHost)) rows[std::string(cls)].second = s;
     double matrix_m = 0, matrix_p = 0, all_m = 0, all_p = 0;
     for (const auto& [cls, mp] : rows) {
       const auto oc = parse_op_class(cls);

@@ -141,10 +141,9 @@ void run_speedups(const WorkloadOptions& o, OutputDir& out, const std::string& s
 void print_comparison(std::ostream& os, const model::Prediction& baseline,
                       const model::Prediction& changed, const std::string& what) {
   Table t({"op class", "baseline", "new"});
-  std::map<std::string, std::pair<double, double>> rows;
-  for (const auto& [k, v] : baseline.by_class) rows[k].first = v;
-  for (const auto& [k, v] : changed.by_class) rows[k].second = v;
-  for (const auto& [k, v] : rows) t.add({k, seconds(v.first), seconds(v.second)});
+  for (int k : present_in_any({&baseline.by_class, &changed.by_class}))
+    t.add({std::string(baseline.by_class.name(k)), seconds(baseline.by_class.at_slot(k)),
+           seconds(changed.by_class.at_slot(k))});
   os << "critical path by op class:\n";
   t.print(os);
   print_assumptions(os, baseline.assumptions);
@@ -318,16 +317,8 @@ void run_runtime(const WorkloadOptions& o, OutputDir& out, const std::string& mo
   }
   const Row& what =
       *std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.mode == &*chosen; });
-  auto host_total = [](const model::Prediction& p) {
-    double t = 0;
-    for (const auto& [k, v] : p.host_by_class) t += v;
-    return t;
-  };
-  auto device_total = [](const model::Prediction& p) {
-    double t = 0;
-    for (const auto& [k, v] : p.device_by_phase) t += v;
-    return t;
-  };
+  auto host_total = [](const model::Prediction& p) { return p.host_by_class.total(); };
+  auto device_total = [](const model::Prediction& p) { return p.device_by_phase.total(); };
   const double speedup = what.p.step_time_s > 0 ? base.step_time_s / what.p.step_time_s : 0;
   const auto print = [&](std::ostream& os, Format format) {
     switch (format) {
@@ -342,7 +333,7 @@ void run_runtime(const WorkloadOptions& o, OutputDir& out, const std::string& mo
         for (const Row& r : rows)
           modes.push_back({{"runtime", r.mode->name},
                            {"step_time_s", r.p.step_time_s},
-                           {"binding", model::step_binding(r.p)},
+                           {"binding", model::binding_name(model::step_binding(r.p))},
                            {"host_s", host_total(r.p)},
                            {"device_s", device_total(r.p)}});
         j["modes"] = modes;
@@ -356,8 +347,8 @@ void run_runtime(const WorkloadOptions& o, OutputDir& out, const std::string& mo
           t.add({r.p.workload, r.p.system, r.p.device, std::to_string(r.p.batch),
                  std::string(r.mode->name), fmt::format("{:.6g}", r.p.step_time_s),
                  fmt::format("{:.6g}", base.step_time_s / r.p.step_time_s),
-                 std::string(model::step_binding(r.p)), fmt::format("{:.6g}", host_total(r.p)),
-                 fmt::format("{:.6g}", device_total(r.p))});
+                 std::string(model::binding_name(model::step_binding(r.p))),
+                 fmt::format("{:.6g}", host_total(r.p)), fmt::format("{:.6g}", device_total(r.p))});
         t.print_csv(os);
         break;
       }
@@ -366,15 +357,17 @@ void run_runtime(const WorkloadOptions& o, OutputDir& out, const std::string& mo
         os << fmt::format("what if        the runtime {} runs {} ({})\n", w.system.runtime.name,
                           chosen->name, chosen->description);
         os << fmt::format("baseline       {} ({}, {})\n", seconds(base.step_time_s),
-                          mode_of(w.system.runtime), model::step_binding(base));
+                          mode_of(w.system.runtime),
+                          model::binding_name(model::step_binding(base)));
         os << fmt::format("new step time  {} ({})\n", seconds(what.p.step_time_s),
-                          model::step_binding(what.p));
+                          model::binding_name(model::step_binding(what.p)));
         os << fmt::format("speedup        {}\n\n", times(speedup));
         os << "every mode (host: time issuing ops; device: busy time):\n";
         Table t({"runtime", "step", "speedup", "binding", "host", "device"});
         for (const Row& r : rows)
           t.add({std::string(r.mode->name), seconds(r.p.step_time_s),
-                 times(base.step_time_s / r.p.step_time_s), std::string(model::step_binding(r.p)),
+                 times(base.step_time_s / r.p.step_time_s),
+                 std::string(model::binding_name(model::step_binding(r.p))),
                  seconds(host_total(r.p)), seconds(device_total(r.p))});
         t.print(os);
         print_assumptions(os, base.assumptions);

@@ -22,13 +22,6 @@
 namespace amdahl::model {
 namespace {
 
-// Accumulators indexed by enum, turned into named maps once at the end (no string keys in
-// the per-interval loop).
-constexpr int kHostSlot = kOpClassCount;  // "dispatch" in by_class
-constexpr int kPhaseHostSlot = kPhaseCount;
-constexpr int kPhaseStartSlot = kPhaseCount + 1;
-constexpr std::string_view kStepStart = "step start";
-
 void note_efficiency_defaults(const Roofline& r, const std::array<bool, kOpClassCount>& used,
                               const std::string& instance, std::vector<std::string>& out) {
   const hw::DeviceSpec& d = r.device();
@@ -472,27 +465,27 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
   p.samples_per_s =
       p.step_time_s > 0 && p.batch > 0 ? static_cast<double>(p.batch) * p.gpus / p.step_time_s : 0;
 
-  std::array<double, kOpClassCount + 1> cls{}, busy{}, host_cls{};
-  std::array<double, kPhaseCount + 2> phase{}, host_phase{}, device_phase{};
   for (graphs::OpId id = 0; id < p.op_count; ++id) {
     const graphs::Operator& op = net.graph.op(id);
     p.total_flops += op.flops;
     if (op.op_class != OpClass::kTransfer) p.total_bytes += op.bytes();
-    busy[static_cast<int>(op.op_class)] += costs[id].time_s;
-    host_cls[static_cast<int>(op.op_class)] += st.input.issue_s[id];
-    host_phase[static_cast<int>(op.phase)] += st.input.issue_s[id];
-    if (st.input.resources[id] != Resource::kHost)
-      device_phase[static_cast<int>(op.phase)] += costs[id].time_s;
+    p.busy_by_class[op.op_class] += costs[id].time_s;
+    p.host_by_class[op.op_class] += st.input.issue_s[id];
+    p.host_by_phase[op.phase] += st.input.issue_s[id];
+    if (st.input.resources[id] != Resource::kHost) p.device_by_phase[op.phase] += costs[id].time_s;
   }
   for (const ScheduledCopy& c : schedule.copies) {
-    busy[static_cast<int>(OpClass::kTransfer)] += c.end_s - c.start_s;
-    device_phase[static_cast<int>(net.graph.op(c.to).phase)] += c.end_s - c.start_s;
+    p.busy_by_class[OpClass::kTransfer] += c.end_s - c.start_s;
+    p.device_by_phase[net.graph.op(c.to).phase] += c.end_s - c.start_s;
   }
+  p.host_by_class[HostSlot::kStepStart] = std::max(0.0, st.input.step_start_s);
+  p.host_by_phase[HostSlot::kStepStart] = std::max(0.0, st.input.step_start_s);
   const std::array<double, kBoundCount> bound = bound_times(schedule);
+  for (int i = 0; i < kBoundCount; ++i) p.by_bound[static_cast<Bound>(i)] = bound[i];
   for (const PathInterval& iv : schedule.critical_path) {
     const double dt = iv.end_s - iv.start_s;
     if (iv.op == graphs::kNoOp) {
-      cls[kHostSlot] += dt;
+      p.by_class[HostSlot::kDispatch] += dt;
       // Host time issuing ops counts to each op's phase (the ops issued within the interval,
       // back from the one the host was issuing); the rest (step start, the tail) to "dispatch".
       double attributed = 0;
@@ -502,41 +495,18 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
           if (end <= iv.start_s) break;
           const double part = std::max(
               0.0, std::min(end, iv.end_s) - std::max(end - st.input.issue_s[j], iv.start_s));
-          phase[static_cast<int>(net.graph.op(j).phase)] += part;
+          p.by_phase[net.graph.op(j).phase] += part;
           attributed += part;
         }
       const double start = std::max(0.0, std::min(iv.end_s, st.input.step_start_s) - iv.start_s);
-      phase[kPhaseStartSlot] += start;
-      phase[kPhaseHostSlot] += std::max(0.0, dt - attributed - start);
+      p.by_phase[HostSlot::kStepStart] += start;
+      p.by_phase[HostSlot::kDispatch] += std::max(0.0, dt - attributed - start);
       continue;
     }
     const graphs::Operator& op = net.graph.op(iv.op);
-    cls[iv.copy >= 0 ? static_cast<int>(OpClass::kTransfer) : static_cast<int>(op.op_class)] += dt;
-    phase[static_cast<int>(op.phase)] += dt;
+    p.by_class[iv.copy >= 0 ? OpClass::kTransfer : op.op_class] += dt;
+    p.by_phase[op.phase] += dt;
   }
-  for (int i = 0; i < kOpClassCount; ++i) {
-    const std::string name(op_class_name(static_cast<OpClass>(i)));
-    if (cls[i] > 0) p.by_class[name] = cls[i];
-    if (busy[i] > 0) p.busy_by_class[name] = busy[i];
-  }
-  if (cls[kHostSlot] > 0) p.by_class["dispatch"] = cls[kHostSlot];
-  for (int i = 0; i < kOpClassCount; ++i)
-    if (host_cls[i] > 0)
-      p.host_by_class[std::string(op_class_name(static_cast<OpClass>(i)))] = host_cls[i];
-  for (int i = 0; i < kPhaseCount; ++i) {
-    const std::string name(phase_name(static_cast<Phase>(i)));
-    if (phase[i] > 0) p.by_phase[name] = phase[i];
-    if (host_phase[i] > 0) p.host_by_phase[name] = host_phase[i];
-    if (device_phase[i] > 0) p.device_by_phase[name] = device_phase[i];
-  }
-  if (st.input.step_start_s > 0) {
-    p.host_by_class[std::string(kStepStart)] = st.input.step_start_s;
-    p.host_by_phase[std::string(kStepStart)] = st.input.step_start_s;
-  }
-  if (phase[kPhaseHostSlot] > 0) p.by_phase["dispatch"] = phase[kPhaseHostSlot];
-  if (phase[kPhaseStartSlot] > 0) p.by_phase[std::string(kStepStart)] = phase[kPhaseStartSlot];
-  for (int i = 0; i < kBoundCount; ++i)
-    if (bound[i] > 0) p.by_bound[std::string(bound_name(static_cast<Bound>(i)))] = bound[i];
 
   if (st.data_parallel) {
     Communication& c = p.communication;
@@ -554,7 +524,7 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
         algorithms[std::string(algorithm_name(static_cast<CollectiveAlgorithm>(a)))] = count;
     for (const auto& [name, count] : algorithms)
       c.algorithms += fmt::format("{}{} ({})", c.algorithms.empty() ? "" : ", ", name, count);
-    c.exposed_s = cls[static_cast<int>(OpClass::kCommunication)];
+    c.exposed_s = p.by_class[OpClass::kCommunication];
     c.host_link = st.data_parallel->host_link_text(st.exchanges_by_algorithm);
     c.link_wait_s = schedule.link_wait_s;
   }
@@ -577,23 +547,29 @@ Prediction predict(const CostedStep& step) {
   return account(step, step.input.costs, simulate(step.input));
 }
 
-std::string_view host_binding(double share) {
-  return share >= 2.0 / 3 ? "host-bound" : (share <= 1.0 / 3 ? "device-bound" : "mixed");
+std::string_view binding_name(StepBinding b) {
+  static constexpr std::array<std::string_view, 3> kNames{"host-bound", "device-bound", "mixed"};
+  return kNames[static_cast<std::size_t>(b)];
 }
 
-std::string_view step_binding(const Prediction& p) {
-  const auto it = p.by_bound.find(std::string(bound_name(Bound::kDispatch)));
-  const double host = it == p.by_bound.end() ? 0 : it->second;
-  if (p.step_time_s <= 0) return "device-bound";
-  return host_binding(host / p.step_time_s);
+std::string_view binding_name(PhaseBinding b) {
+  return b == PhaseBinding::kHost ? "host" : "device";
 }
 
-std::string_view phase_binding(const Prediction& p, const std::string& phase) {
-  const auto h = p.host_by_phase.find(phase);
-  const auto d = p.device_by_phase.find(phase);
-  const double host = h == p.host_by_phase.end() ? 0 : h->second;
-  const double device = d == p.device_by_phase.end() ? 0 : d->second;
-  return host > device ? "host" : "device";
+StepBinding host_binding(double share) {
+  return share >= 2.0 / 3 ? StepBinding::kHostBound
+                          : (share <= 1.0 / 3 ? StepBinding::kDeviceBound : StepBinding::kMixed);
+}
+
+StepBinding step_binding(const Prediction& p) {
+  if (p.step_time_s <= 0) return StepBinding::kDeviceBound;
+  return host_binding(p.by_bound[Bound::kDispatch] / p.step_time_s);
+}
+
+PhaseBinding phase_binding(const Prediction& p, int phase_slot) {
+  return p.host_by_phase.at_slot(phase_slot) > p.device_by_phase.at_slot(phase_slot)
+             ? PhaseBinding::kHost
+             : PhaseBinding::kDevice;
 }
 
 std::array<double, kBoundCount> bound_times(const Schedule& schedule) {

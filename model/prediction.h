@@ -15,6 +15,7 @@
 
 #include "graphs/lower.h"
 #include "hw/system.h"
+#include "model/breakdown.h"
 #include "model/collective.h"
 #include "model/op_cost.h"
 #include "model/placement.h"
@@ -104,18 +105,18 @@ struct Prediction {
   double total_flops = 0;
   double total_bytes = 0;
   std::size_t op_count = 0;
-  // Critical-path seconds; each map sums to step_time_s.
-  std::map<std::string, double> by_class;  // op class names, plus "dispatch" for host time
-  std::map<std::string, double> by_bound;  // compute, memory, latency, dispatch, transfer
-  std::map<std::string, double> by_phase;  // forward, backward_data, ..., plus "dispatch"
+  // Critical-path seconds; each sums to step_time_s.
+  ClassBreakdown by_class;  // per op class, plus HostSlot::kDispatch for host time
+  BoundBreakdown by_bound;  // per binding limit
+  PhaseBreakdown by_phase;  // per phase, plus both host slots
   // Busy seconds per op class summed over all ops (ignores overlap).
-  std::map<std::string, double> busy_by_class;
+  ClassBreakdown busy_by_class;
   // The host thread's time issuing ops (model/host_runtime.h), per op class and per phase,
-  // plus "step start" (zero_grad, a graph replay); and the device's busy time per phase
+  // plus HostSlot::kStepStart (zero_grad, a graph replay); and the device's busy time per phase
   // (ops on the accelerator's compute stream and copies). Ignore overlap.
-  std::map<std::string, double> host_by_class;
-  std::map<std::string, double> host_by_phase;
-  std::map<std::string, double> device_by_phase;
+  ClassBreakdown host_by_class;
+  PhaseBreakdown host_by_phase;
+  PhaseBreakdown device_by_phase;
   std::vector<OpCost> costs;  // per op, in program order
   std::vector<Resource> resources;
   Schedule schedule;
@@ -137,14 +138,18 @@ Prediction predict(const graphs::LoweredNetwork& net, const hw::SystemSpec& syst
 // simulate + account of a step already costed (kept for other uses, e.g. accelerability).
 Prediction predict(const CostedStep& step);
 
-// Whether the host thread or the device binds the step: "host-bound" when host time is at
-// least two thirds of the critical path, "device-bound" when at most one third, else "mixed".
-std::string_view step_binding(const Prediction& p);
-// The same from the host's share of the critical path (by_bound "dispatch" / step time).
-std::string_view host_binding(double share);
-// The same per phase from host_by_phase and device_by_phase: "host" when the host's time
-// issuing the phase's ops exceeds the device's time running them, else "device".
-std::string_view phase_binding(const Prediction& p, const std::string& phase);
+// Whether the host thread or the device binds the step: host-bound when host time is at least
+// two thirds of the critical path, device-bound when at most one third, else mixed.
+enum class StepBinding : std::uint8_t { kHostBound, kDeviceBound, kMixed };
+std::string_view binding_name(StepBinding b);  // "host-bound", "device-bound", "mixed"
+StepBinding step_binding(const Prediction& p);
+// The same from the host's share of the critical path (by_bound dispatch / step time).
+StepBinding host_binding(double share);
+// The same per phase (a PhaseBreakdown slot) from host_by_phase and device_by_phase: the host
+// when its time issuing the phase's ops exceeds the device's time running them.
+enum class PhaseBinding : std::uint8_t { kHost, kDevice };
+std::string_view binding_name(PhaseBinding b);  // "host", "device"
+PhaseBinding phase_binding(const Prediction& p, int phase_slot);
 
 // The device a step's memory footprint is held on: the accelerator, or the host when every op
 // runs there (Prediction::device).

@@ -117,10 +117,8 @@ SweepRow evaluate_point(const LowerAt& lower_at, const hw::SystemSpec& system,
   const Prediction p = predict(net, system, po);
   row.step_s = p.step_time_s;
   row.samples_per_s = p.samples_per_s;
-  for (const auto& [k, v] : p.by_class)
-    row.share_by_class[k] = p.step_time_s > 0 ? v / p.step_time_s : 0;
-  for (const auto& [k, v] : p.by_bound)
-    row.share_by_bound[k] = p.step_time_s > 0 ? v / p.step_time_s : 0;
+  row.share_by_class = p.by_class.shares_of(p.step_time_s);
+  row.share_by_bound = p.by_bound.shares_of(p.step_time_s);
   const std::string device = po.device.empty() ? system.default_device : po.device;
   const hw::DeviceSpec& accel = system.device(device);
   if (options.compare_host && accel.kind != hw::DeviceKind::kCpu && system.host_of(device)) {

@@ -43,8 +43,8 @@ struct SweepRow {
   std::int64_t batch = 0;
   double step_s = 0;
   double samples_per_s = 0;
-  std::map<std::string, double> share_by_class;  // critical-path share; sums to 1
-  std::map<std::string, double> share_by_bound;
+  ClassBreakdown share_by_class;  // critical-path share; sums to 1
+  BoundBreakdown share_by_bound;
   double host_step_s = 0;   // every op on the host CPU; 0 when not compared
   double host_speedup = 0;  // host_step_s / step_s: the accelerator's speedup over the CPU
 };

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "util/error.h"
+#include "util/op_class.h"
 
 namespace amdahl::validate {
 
@@ -52,8 +54,9 @@ ValidationReport compare(const std::vector<MeasuredRun>& runs, const Predictor& 
     ValidationPoint point{run, p.step_time_s, 0};
     if (!run.op_class.empty()) {
       // Per-class rows compare the device busy time of that class.
-      const auto it = p.busy_by_class.find(run.op_class);
-      point.predicted_s = it == p.busy_by_class.end() ? 0 : it->second;
+      // A class amdahl does not have is predicted to take nothing.
+      const std::optional<OpClass> c = parse_op_class(run.op_class);
+      point.predicted_s = c ? p.busy_by_class[*c] : 0;
     }
     point.error = signed_error(point.predicted_s, run.measured_s);
     if (!run.op_class.empty()) class_errors[run.op_class].push_back(point.error);

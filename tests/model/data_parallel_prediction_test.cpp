@@ -75,7 +75,8 @@ TEST_CASE("data-parallel prediction: buckets cost the collective's all-reduce",
     // hides most of it (its last bucket, the first layers' gradients, cannot be hidden).
     CHECK(p.communication.exposed_s <= p.communication.busy_s * (1 + kRel));
     CHECK(p.communication.exposed_s < 0.5 * p.communication.busy_s);
-    CHECK(p.by_bound.at("interconnect") == Approx(p.communication.exposed_s).epsilon(kRel));
+    CHECK(p.by_bound[model::Bound::kInterconnect] ==
+          Approx(p.communication.exposed_s).epsilon(kRel));
     CHECK(p.samples_per_s == Approx(gpus * 32 / p.step_time_s).epsilon(kRel));
   }
 }

@@ -532,9 +532,9 @@ TEST_CASE("host-bound step: zero_grad + every issue + the last op's device time 
   // Cross-check: the same host part as host_runtime gives it.
   CHECK(h.step_start_s + sum(h.issue_s) == Approx(host).epsilon(kRel));
   // The critical path: host dispatch up to the last issue, the last kernel, the sync.
-  CHECK(p.by_bound.at("dispatch") == Approx(host + kSync).epsilon(kRel));
-  CHECK(p.by_bound.at("latency") == Approx(last_op).epsilon(kRel));
-  CHECK(p.by_bound.size() == 2);
+  CHECK(p.by_bound[model::Bound::kDispatch] == Approx(host + kSync).epsilon(kRel));
+  CHECK(p.by_bound[model::Bound::kLatency] == Approx(last_op).epsilon(kRel));
+  CHECK(p.by_bound.named().size() == 2);
   CHECK(p.schedule.ops[last].issue_s == Approx(host).epsilon(kRel));
 }
 
@@ -565,7 +565,7 @@ TEST_CASE("device-bound step: the first op's issue + every kernel back to back +
   CHECK(p.step_time_s == Approx(first_issue + device + kSync).epsilon(kRel));
   CHECK(p.schedule.ops[fc1].start_s == Approx(first_issue).epsilon(kRel));
   // The critical path: the first issue and the sync are host time, every kernel is on it.
-  CHECK(p.by_bound.at("dispatch") == Approx(first_issue + kSync).epsilon(kRel));
+  CHECK(p.by_bound[model::Bound::kDispatch] == Approx(first_issue + kSync).epsilon(kRel));
 }
 
 TEST_CASE("graph capture end to end: one replay, then every kernel back to back",

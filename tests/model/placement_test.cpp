@@ -76,5 +76,5 @@ TEST_CASE("embedding on the host: its output crosses the link", "[model][placeme
   REQUIRE(p.schedule.copies.size() == 1);
   CHECK(p.schedule.copies[0].to_device);
   CHECK(p.step_time_s == Approx(100e-6 + 1e-3 + 1e-3));
-  CHECK(p.by_class.at("transfer") == Approx(1e-3));
+  CHECK(p.by_class[OpClass::kTransfer] == Approx(1e-3));
 }

@@ -55,9 +55,7 @@ TEST_CASE("sweep: rows match single predictions, in order, on several threads", 
     const Prediction p = predict(lower_at(grid[i]), system, po);
     CHECK(rows[i].batch == po.batch);
     CHECK(rows[i].step_s == p.step_time_s);
-    double total = 0;
-    for (const auto& [k, v] : rows[i].share_by_class) total += v;
-    CHECK(total == Approx(1.0));
+    CHECK(rows[i].share_by_class.total() == Approx(1.0));
     PredictOptions host = po;
     host.placement.all = "host";
     CHECK(rows[i].host_step_s == predict(lower_at(grid[i]), system, host).step_time_s);
