@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 
+#include "cli/assumption_text.h"
 #include "cli/json_text.h"
 #include "hw/units.h"
 #include "util/output_encoding.h"
@@ -159,7 +160,7 @@ nlohmann::json prediction_json(const model::Prediction& p) {
                           {"host_link", c.host_link},
                           {"link_wait_s", c.link_wait_s}};
   }
-  j["assumptions"] = p.assumptions;
+  j["assumptions"] = assumption_lines(p.assumptions);
   return j;
 }
 
@@ -214,11 +215,16 @@ void print_prediction_table(std::ostream& out, const model::Prediction& p) {
   print_assumptions(out, p.assumptions);
 }
 
-void print_assumptions(std::ostream& out, const std::vector<std::string>& assumptions,
+void print_assumptions(std::ostream& out, const std::vector<std::string>& lines,
                        std::string_view title) {
-  if (assumptions.empty()) return;
+  if (lines.empty()) return;
   out << '\n' << title << ":\n";
-  for (const auto& a : assumptions) out << "  - " << printable(a) << '\n';
+  for (const auto& a : lines) out << "  - " << printable(a) << '\n';
+}
+
+void print_assumptions(std::ostream& out, const std::vector<Assumption>& assumptions,
+                       std::string_view title) {
+  print_assumptions(out, assumption_lines(assumptions), title);
 }
 
 void print_prediction_csv(std::ostream& out, const model::Prediction& p) {

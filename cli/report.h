@@ -33,8 +33,11 @@ nlohmann::json breakdown_json(const model::Prediction& p, const graphs::OpGraph&
 void print_breakdown_csv(std::ostream& out, const model::Prediction& p,
                          const graphs::OpGraph& graph);
 
-// "\nTITLE:\n  - line" for each assumption; nothing when there are none.
-void print_assumptions(std::ostream& out, const std::vector<std::string>& assumptions,
+// "\nTITLE:\n  - line" for each assumption (cli/assumption_text.h: sorted, each once);
+// nothing when there are none.
+void print_assumptions(std::ostream& out, const std::vector<std::string>& lines,
+                       std::string_view title = "assumptions");
+void print_assumptions(std::ostream& out, const std::vector<Assumption>& assumptions,
                        std::string_view title = "assumptions");
 
 // "12.3 ms" style rendering of seconds.

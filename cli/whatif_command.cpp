@@ -14,6 +14,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/assumption_text.h"
 #include "cli/commands.h"
 #include "cli/json_text.h"
 #include "cli/output_files.h"
@@ -146,12 +147,11 @@ void print_comparison(std::ostream& os, const model::Prediction& baseline,
            seconds(changed.by_class.at_slot(k))});
   os << "critical path by op class:\n";
   t.print(os);
-  print_assumptions(os, baseline.assumptions);
+  const std::vector<std::string> before = assumption_lines(baseline.assumptions);
+  print_assumptions(os, before);
   std::vector<std::string> added;
-  for (const auto& a : changed.assumptions)
-    if (std::find(baseline.assumptions.begin(), baseline.assumptions.end(), a) ==
-        baseline.assumptions.end())
-      added.push_back(a);
+  for (const std::string& a : assumption_lines(changed.assumptions))
+    if (std::find(before.begin(), before.end(), a) == before.end()) added.push_back(a);
   print_assumptions(os, added, fmt::format("assumptions with {}", what));
 }
 

@@ -133,7 +133,7 @@ struct LoweredNetwork {
   OpId micro_batch_end = 0;
   MemoryFootprint memory;  // device memory per device (memory_footprint.h)
   // The BoundNetwork's assumptions (an importer's), for the prediction's list.
-  std::vector<std::string> assumptions;
+  std::vector<Assumption> assumptions;
 };
 
 // Throws UserError (located at the layer) for an unknown input name, a reference to a

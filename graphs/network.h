@@ -14,6 +14,7 @@
 #include "graphs/expr.h"
 #include "graphs/layer.h"
 #include "graphs/tensor.h"
+#include "util/assumption.h"
 #include "util/diagnostics.h"
 
 namespace amdahl::graphs {
@@ -104,7 +105,7 @@ struct BoundNetwork {
   Bindings sizes;
   // What an importer assumed about the model (ONNX: graph inputs taken as weights); lowering
   // carries them to the prediction's assumptions.
-  std::vector<std::string> assumptions;
+  std::vector<Assumption> assumptions;
 };
 
 // Parses a network file. Throws ConfigError with every problem located

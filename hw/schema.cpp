@@ -90,11 +90,11 @@ double Record::number_or(const std::string& key, double fallback) const {
   return has(key) ? number(key) : fallback;
 }
 
-std::vector<std::string> Record::defaulted_paths() const {
-  std::vector<std::string> out;
+std::vector<Record::Defaulted> Record::defaulted_paths() const {
+  std::vector<Defaulted> out;
   for (const auto& [key, v] : values_) {
     const std::string here = path_.empty() ? key : path_ + "." + key;
-    if (v.defaulted) out.push_back(fmt::format("{} = {}", here, v.text));
+    if (v.defaulted) out.push_back({here, v.text});
     for (const auto& r : v.records) {
       auto nested = r.defaulted_paths();
       out.insert(out.end(), nested.begin(), nested.end());

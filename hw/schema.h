@@ -125,8 +125,13 @@ class Record {
   std::string text_or(const std::string& key, const std::string& fallback) const;
   double number_or(const std::string& key, double fallback) const;
 
-  // "path.key" for every value filled in from a default, for the assumptions list.
-  std::vector<std::string> defaulted_paths() const;
+  // Every value filled in from a default (nested records' too): its path and value as text,
+  // for the assumptions list.
+  struct Defaulted {
+    std::string path;
+    std::string text;
+  };
+  std::vector<Defaulted> defaulted_paths() const;
 
   void set(const std::string& key, Value v) { values_[key] = std::move(v); }
   void set_name(std::string name) { name_ = std::move(name); }

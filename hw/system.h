@@ -9,6 +9,7 @@
 
 #include "hw/class_efficiency.h"
 #include "hw/efficiency_key.h"
+#include "util/assumption.h"
 #include "util/op_class.h"
 #include "util/precision.h"
 
@@ -55,7 +56,7 @@ struct DeviceSpec {
   bool calibrated = false;
   std::string calibration_source;
   std::map<EfficiencyKey, ClassEfficiency> efficiency;  // by entry, `default` included
-  std::vector<std::string> assumptions;                 // defaults applied while loading
+  std::vector<Assumption> assumptions;                  // defaults applied while loading
 
   // The peak for `p`, falling back to fp32 for tf32 when the device has no TF32 unit.
   // nullopt when the device has no rate at that precision.
@@ -81,7 +82,7 @@ struct LinkSpec {
   // nullopt when not measured.
   std::optional<double> p2p_bytes_per_s;
   bool calibrated = false;
-  std::vector<std::string> assumptions;
+  std::vector<Assumption> assumptions;
 
   // What a device-to-device transfer (a collective's step) gets per direction: `p2p` when
   // measured, else the nominal bandwidth (hw::Topology says so in its assumptions).
@@ -184,7 +185,7 @@ struct CollectiveSpec {
   };
   std::vector<LinkBandwidth> link_bandwidth;
   std::string source;
-  std::vector<std::string> assumptions;  // defaults applied while loading
+  std::vector<Assumption> assumptions;  // defaults applied while loading
 };
 
 // Values absent from the file resolve through the accessors (the fallbacks they name), so a
@@ -205,7 +206,7 @@ struct RuntimeSpec {
   bool pinned_inputs = true;
   bool calibrated = false;
   CollectiveSpec collectives;
-  std::vector<std::string> assumptions;
+  std::vector<Assumption> assumptions;
 
   // Host time of one op of class `c` (a backward op when `backward`): its `ops` entry, else
   // dispatch_per_op.

@@ -104,9 +104,10 @@ void inherit_efficiency(DeviceSpec& d, const Record& r, const YamlFile& file,
     const std::string from = resolve_include(file, r.text("efficiency_from"), scope);
     const DeviceSpec source = load_device_chain(from, chain, scope);
     d.efficiency = source.efficiency;
-    d.assumptions.push_back(fmt::format("{}: efficiency entries from {} ({}, {})", d.model,
-                                        source.model, from,
-                                        source.calibrated ? "fitted" : "uncalibrated"));
+    d.assumptions.push_back(
+        {AssumptionKind::kEfficiencyFrom,
+         {d.model, source.model, from, source.calibrated ? "fitted" : "uncalibrated"},
+         {}});
   } catch (const ConfigError&) {
     throw;  // located in the other file
   } catch (const UserError& e) {
@@ -159,18 +160,18 @@ DeviceSpec to_device(const Record& r, const YamlFile& file, const std::vector<st
                   fmt::format("must not exceed tile_max ({})", e.integer("tile_max")),
                   fmt::format("'{}'", e.integer("tile_min")));
   if (!d.efficiency.count(EfficiencyKey::fallback())) {
-    d.efficiency[EfficiencyKey::fallback()] = ClassEfficiency{0.75, 0.8};
-    d.assumptions.push_back(fmt::format(
-        "{}: efficiency.default not given; using compute 0.75, memory 0.8 of the roofline",
-        d.model));
+    const ClassEfficiency fallback{0.75, 0.8};
+    d.efficiency[EfficiencyKey::fallback()] = fallback;
+    d.assumptions.push_back(
+        {AssumptionKind::kDefaultEfficiency, {d.model}, {fallback.compute, fallback.memory}});
   }
   // Defaulted efficiency model terms (tiles, k_half, winograd, ...) are switched off, not
   // assumed; only the defaulted roofline fractions are assumptions.
   for (const auto& p : r.defaulted_paths()) {
-    const bool efficiency = p.starts_with("efficiency.");
-    const bool fraction =
-        p.find(".compute = ") != std::string::npos || p.find(".memory = ") != std::string::npos;
-    if (!efficiency || fraction) d.assumptions.push_back(fmt::format("{}: {}", d.model, p));
+    const bool efficiency = p.path.starts_with("efficiency.");
+    const bool fraction = p.path.ends_with(".compute") || p.path.ends_with(".memory");
+    if (!efficiency || fraction)
+      d.assumptions.push_back({AssumptionKind::kDefaultedKey, {d.model, p.path, p.text}, {}});
   }
 
   diags.throw_if_any();
@@ -186,8 +187,7 @@ LinkSpec to_link(const Record& r) {
     if (k.nominal_when_absent && !r.has(k.path)) {
       k.set(l, l.bandwidth_bytes_per_s);
       l.assumptions.push_back(
-          fmt::format("{}: {} not measured; using the nominal {}", l.model, k.path,
-                      format_quantity(l.bandwidth_bytes_per_s, Dimension::kBandwidth)));
+          {AssumptionKind::kNominalBandwidth, {l.model, k.path}, {l.bandwidth_bytes_per_s}});
     }
   return l;
 }
@@ -212,8 +212,9 @@ CollectiveSpec to_collectives(const Record& r) {
   for (const Field& f : collectives_schema())
     if (f.key != "variable_update" && f.key != "peer_links" && r.has(f.key) &&
         r.value(f.key).defaulted)
-      c.assumptions.push_back(
-          fmt::format("{}.{} = {}: {}", r.path(), f.key, r.text(f.key), f.description));
+      c.assumptions.push_back({AssumptionKind::kCollectiveDefault,
+                               {r.path() + "." + f.key, r.text(f.key), f.description},
+                               {}});
   return c;
 }
 
@@ -270,7 +271,8 @@ RuntimeSpec to_runtime(const Record& r) {
                                           : defaults_of(collectives_schema(), collectives_path));
   // The collectives' defaults are listed by what uses collectives (CollectiveSpec::assumptions).
   for (const auto& p : r.defaulted_paths())
-    if (!p.starts_with(collectives_path + ".")) rt.assumptions.push_back(p);
+    if (!p.path.starts_with(collectives_path + "."))
+      rt.assumptions.push_back({AssumptionKind::kDefaultedKey, {"", p.path, p.text}, {}});
   return rt;
 }
 

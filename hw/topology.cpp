@@ -418,13 +418,10 @@ Path Topology::path(const std::string& from, const std::string& to) const {
   return p;
 }
 
-std::string Topology::p2p_assumption(std::size_t link) const {
+std::optional<Assumption> Topology::p2p_assumption(std::size_t link) const {
   const TopologyLink& l = links_.at(link);
-  if (l.p2p_measured) return {};
-  return fmt::format(
-      "{} links: p2p not measured; transfers between devices use the nominal {} "
-      "per direction",
-      l.model, format_quantity(l.nominal_bytes_per_s, Dimension::kBandwidth));
+  if (l.p2p_measured) return std::nullopt;
+  return Assumption{AssumptionKind::kUnmeasuredP2p, {l.model}, {l.nominal_bytes_per_s}};
 }
 
 std::vector<std::string> data_parallel_devices(const SystemSpec& system, int gpus) {

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -121,9 +122,9 @@ class Topology {
   std::vector<std::size_t> nearest_chain(const std::vector<std::string>& devices) const;
 
   // For a link without a measured p2p bandwidth, the assumption a result that uses it lists,
-  // the same for every link of its model ("InfiniBand EDR 4x links: p2p not measured; transfers
-  // between devices use the nominal 12.5 GB/s per direction"); empty when measured.
-  std::string p2p_assumption(std::size_t link) const;
+  // the same for every link of its model (kUnmeasuredP2p: its model and nominal bandwidth per
+  // direction); nullopt when measured.
+  std::optional<Assumption> p2p_assumption(std::size_t link) const;
 
   // The Boost graph of one node (vertex i: local_vertices()[i]; edge property: the index of the
   // link in local_links()). A node's links come first, then its NIC links.

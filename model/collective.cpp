@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -185,13 +186,16 @@ std::string describe_bottleneck(const FlowStats& s, const hw::Path& p, const hw:
 // each once, in the order first crossed.
 void note_p2p_assumptions(const hw::Topology& topology,
                           std::initializer_list<const std::vector<const hw::Path*>*> flows,
-                          std::vector<std::string>& out) {
-  std::set<std::string> noted;
+                          std::vector<Assumption>& out) {
+  std::vector<Assumption> noted;
   for (const auto* set : flows)
     for (const hw::Path* f : *set)
       for (const hw::PathHop& h : f->hops) {
-        const std::string line = topology.p2p_assumption(h.link);
-        if (!line.empty() && noted.insert(line).second) out.push_back(line);
+        const std::optional<Assumption> a = topology.p2p_assumption(h.link);
+        if (a && std::find(noted.begin(), noted.end(), *a) == noted.end()) {
+          noted.push_back(*a);
+          out.push_back(*a);
+        }
       }
 }
 

@@ -129,7 +129,7 @@ class CollectiveGroup {
   std::string route() const;
   // What the costs rely on that was not measured: the spec's defaults, and every link model the
   // ring or the trees cross without a measured p2p bandwidth.
-  const std::vector<std::string>& assumptions() const { return assumptions_; }
+  const std::vector<Assumption>& assumptions() const { return assumptions_; }
   // Whether the algorithm's transfers cross a link in a direction (`direction`, a
   // link_direction()): the ring, its hops; the tree, both phases; the parameter server is not
   // this group's: false.
@@ -148,7 +148,7 @@ class CollectiveGroup {
   hw::CollectiveAlgorithmChoice choice_ = hw::CollectiveAlgorithmChoice::kAuto;
   std::string ring_route_;
   std::string tree_route_;
-  std::vector<std::string> assumptions_;
+  std::vector<Assumption> assumptions_;
 };
 
 class ParameterServer {
@@ -169,7 +169,7 @@ class ParameterServer {
   double memory_bandwidth() const { return memory_; }    // M
   const std::string& server() const { return server_; }  // "cpu0", or "the GPUs"
   std::string route() const { return route_; }           // one line a user reads
-  const std::vector<std::string>& assumptions() const { return assumptions_; }
+  const std::vector<Assumption>& assumptions() const { return assumptions_; }
   // Whether an exchange's transfers (the gradients in or the variables out) cross a link in a
   // direction (`direction`, a link_direction()).
   bool crosses(std::size_t direction) const;
@@ -184,7 +184,7 @@ class ParameterServer {
   double memory_ = 0;
   std::string server_;
   std::string route_;
-  std::vector<std::string> assumptions_;
+  std::vector<Assumption> assumptions_;
 };
 
 }  // namespace amdahl::model

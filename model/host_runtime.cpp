@@ -175,25 +175,22 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
   // runtime without `ops` entries folds them into dispatch_per_op, and is not told of them.)
   const bool ops_given =
       std::any_of(rt.ops.begin(), rt.ops.end(), [](const auto& c) { return c.has_value(); });
-  std::vector<std::string> missing;
+  Assumption missing{AssumptionKind::kHostCostFallback, {rt.name}, {}};
   for (const hw::EngineCostSpec& e : hw::engine_cost_specs()) {
     const bool split =
         e.cost == hw::EngineCost::kModuleCall || e.cost == hw::EngineCost::kAutogradRecord;
     if (used[static_cast<std::size_t>(e.cost)] && !rt.cost_given(e.cost) && (ops_given || !split))
-      missing.push_back(fmt::format("{} ({})", e.key, e.fallback));
+      missing.names.insert(missing.names.end(), {std::string(e.key), std::string(e.fallback)});
   }
-  if (!missing.empty())
-    h.assumptions.push_back(
-        fmt::format("runtime {}: no host cost given for {}", rt.name, fmt::join(missing, ", ")));
-  std::vector<std::string> classes;
+  if (missing.names.size() > 1) h.assumptions.push_back(std::move(missing));
+  Assumption classes{AssumptionKind::kClassDispatch, {rt.name}, {rt.dispatch_per_op_s}};
   if (!rt.graph_capture)
     for (int c = 0; c < kOpClassCount; ++c)
       if (class_used[static_cast<std::size_t>(c)] && !rt.op_given(static_cast<OpClass>(c)))
-        classes.push_back(std::string(op_class_name(static_cast<OpClass>(c))));
-  if (!classes.empty() && classes.size() < static_cast<std::size_t>(kOpClassCount) && ops_given)
-    h.assumptions.push_back(fmt::format(
-        "runtime {}: no host cost given for op classes {}; dispatch_per_op ({}) applies", rt.name,
-        fmt::join(classes, ", "), hw::format_quantity(rt.dispatch_per_op_s, hw::Dimension::kTime)));
+        classes.names.push_back(std::string(op_class_name(static_cast<OpClass>(c))));
+  const std::size_t given = classes.names.size() - 1;
+  if (given > 0 && given < static_cast<std::size_t>(kOpClassCount) && ops_given)
+    h.assumptions.push_back(std::move(classes));
   return h;
 }
 

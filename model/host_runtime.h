@@ -41,8 +41,8 @@ struct HostRuntime {
   std::vector<std::uint8_t> kernels;  // per op: kernels it launches (0: fused into its producer)
   // Per op (compile only; empty otherwise): the op whose kernel it joins, or kNoOp.
   std::vector<graphs::OpId> fused_into;
-  double step_start_s = 0;               // host time before the first op (zero_grad, replay)
-  std::vector<std::string> assumptions;  // runtime costs used but not given (fallbacks)
+  double step_start_s = 0;              // host time before the first op (zero_grad, replay)
+  std::vector<Assumption> assumptions;  // runtime costs used but not given (fallbacks)
 };
 
 // `on_device[id]`: op id runs on the accelerator (fusion happens only there).

@@ -23,23 +23,20 @@ namespace amdahl::model {
 namespace {
 
 void note_efficiency_defaults(const Roofline& r, const std::array<bool, kOpClassCount>& used,
-                              const std::string& instance, std::vector<std::string>& out) {
+                              const std::string& instance, std::vector<Assumption>& out) {
   const hw::DeviceSpec& d = r.device();
   for (int i = 0; i < kOpClassCount; ++i) {
     const auto c = static_cast<OpClass>(i);
     if (!used[i] || !r.uses_default_efficiency(c) || c == OpClass::kTransfer) continue;
     const hw::ClassEfficiency& e = r.efficiency(c);
-    out.push_back(fmt::format(
-        "{} ({}): no efficiency parameters for {}; its 'default' entry applies (compute {}, "
-        "memory {})",
-        instance, d.model, op_class_name(c), e.compute, e.memory));
+    out.push_back({AssumptionKind::kClassDefaultEntry,
+                   {instance, d.model, std::string(op_class_name(c))},
+                   {e.compute, e.memory}});
   }
 }
 
-void note_uncalibrated(const hw::DeviceSpec& d, std::vector<std::string>& out) {
-  if (!d.calibrated)
-    out.push_back(fmt::format("uncalibrated: device {} ({}) (efficiencies are the file's defaults)",
-                              d.name, d.model));
+void note_uncalibrated(const hw::DeviceSpec& d, std::vector<Assumption>& out) {
+  if (!d.calibrated) out.push_back({AssumptionKind::kUncalibratedDevice, {d.name, d.model}, {}});
   out.insert(out.end(), d.assumptions.begin(), d.assumptions.end());
 }
 
@@ -188,39 +185,45 @@ struct DataParallelGroup {
   std::string route() const { return parameter_server ? parameter_server->route() : group.route(); }
 };
 
-CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
-                     const PredictOptions& options) {
-  CostedStep st;
-  st.net = &net;
-  st.system = &system;
-  st.options = options;
-  st.placement = place(net.graph, system, options.device, options.placement);
-  const Placement& pl = st.placement;
-  const hw::RuntimeSpec& rt = system.runtime;
-  const std::size_t n = net.graph.size();
+namespace {
 
-  const Roofline accel(*pl.accelerator);
-  const std::optional<Roofline> host_roofline =
-      pl.host && pl.host != pl.accelerator ? std::optional<Roofline>(*pl.host) : std::nullopt;
-  const Roofline& host = host_roofline ? *host_roofline : accel;
-  CostMemo accel_costs(accel, n);
-  std::optional<CostMemo> host_memo =
-      host_roofline ? std::optional<CostMemo>(std::in_place, host, n) : std::nullopt;
-  CostMemo& host_costs = host_memo ? *host_memo : accel_costs;
-
-  if (net.replicas > 1) {
-    if (pl.all_on_host)
-      throw UserError(fmt::format(
-          "data parallelism (--gpus {}) runs on accelerators; placement '{}' puts every op on "
-          "the host",
-          net.replicas, placement_text(options.placement)));
-    st.data_parallel = std::make_shared<const DataParallelGroup>(system, net);
+// What a step's ops used, for the assumptions their costs rest on.
+struct StepUse {
+  std::array<bool, kOpClassCount> accel{}, host{};  // op classes costed on each side
+  // (non-matrix, matrix) x precision costed on each side, for the rate notes.
+  std::array<std::array<bool, kPrecisionCount>, 2> rate_accel{}, rate_host{};
+  bool copied_inputs = false;  // an input copy costed on the link
+  bool unlinked_copy = false;  // an input copy with no link to take
+  bool crossing = false;       // a tensor crossing between host and accelerator
+  static bool any(const std::array<bool, kOpClassCount>& a) {
+    return std::any_of(a.begin(), a.end(), [](bool b) { return b; });
   }
-  std::vector<bool> on_device(n);
-  for (graphs::OpId id = 0; id < n; ++id) on_device[id] = pl.side[id] != Side::kHost;
-  HostRuntime runtime = host_runtime(net, rt, on_device);
+};
 
-  ScheduleInput& in = st.input;
+// The two sides' rooflines, each with its memo of costs (one when there is no separate host).
+class SideCosts {
+ public:
+  SideCosts(const Placement& pl, std::size_t ops)
+      : accel_(*pl.accelerator), accel_memo_(accel_, ops) {
+    if (pl.host && pl.host != pl.accelerator) {
+      host_.emplace(*pl.host);
+      host_memo_.emplace(*host_, ops);
+    }
+  }
+  const Roofline& accel() const { return accel_; }
+  const Roofline* host() const { return host_ ? &*host_ : nullptr; }
+  CostMemo& memo(bool on_host) { return on_host && host_memo_ ? *host_memo_ : accel_memo_; }
+
+ private:
+  Roofline accel_;
+  CostMemo accel_memo_;
+  std::optional<Roofline> host_;
+  std::optional<CostMemo> host_memo_;
+};
+
+void start_input(ScheduleInput& in, const graphs::LoweredNetwork& net, const Placement& pl,
+                 const hw::RuntimeSpec& rt, HostRuntime& runtime) {
+  const std::size_t n = net.graph.size();
   in.graph = &net.graph;
   in.issue_s = std::move(runtime.issue_s);
   in.step_start_s = runtime.step_start_s;
@@ -234,184 +237,221 @@ CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& sy
   }
   resize_prefaulted(in.costs, n);
   in.resources.resize(n);
+}
 
-  std::array<bool, kOpClassCount> used_accel{}, used_host{};
-  // (matrix class, precision) combinations used per side, for the rate notes.
-  std::array<std::array<bool, kPrecisionCount>, 2> rate_accel{}, rate_host{};
-  std::array<OpClass, 2> rate_class{OpClass::kElementwise, OpClass::kGemm};
-  bool copied_inputs = false, unlinked_copy = false, crossing = false;
+// A host <-> device copy: on the link, free when the input starts on the device or there is no
+// link, on the host's own thread when both ends are there.
+void cost_copy(const CostedStep& st, graphs::OpId id, bool on_host, ScheduleInput& in,
+               StepUse& use) {
+  const graphs::Operator& op = st.net->graph.op(id);
+  const Placement& pl = st.placement;
+  in.costs[id] = OpCost{.bound = Bound::kTransfer};
+  in.resources[id] = on_host ? Resource::kHost : Resource::kCopy;
+  if (on_host) return;
+  if (st.options.inputs_on_device && op.layer == "input") {
+    in.issue_s[id] = 0;  // already there: no time and no copy call
+  } else if (pl.link) {
+    in.costs[id] = estimate_transfer(op.bytes_written, *pl.link, Direction::kHostToDevice,
+                                     st.system->runtime.pinned_inputs);
+    use.copied_inputs = true;
+  } else {
+    use.unlinked_copy = true;
+  }
+}
 
+// A gradient exchange on the collective stream.
+void cost_exchange(CostedStep& st, graphs::OpId id, ScheduleInput& in) {
+  const graphs::Operator& op = st.net->graph.op(id);
+  if (!st.data_parallel)
+    throw InternalError(fmt::format("op '{}': a collective in a step of one replica", op.name));
+  const CollectiveCost c = st.data_parallel->cost(op);
+  ++st.exchanges_by_algorithm[static_cast<std::size_t>(c.algorithm)];
+  OpCost& cost = in.costs[id];
+  cost.time_s = c.time_s;
+  cost.latency_s = c.steps * c.step_latency_s;
+  cost.transfer_s = c.time_s - cost.latency_s;
+  cost.bandwidth_bytes_per_s = c.bandwidth_bytes_per_s;
+  cost.bound = Bound::kInterconnect;
+  in.resources[id] = Resource::kCollective;
+  if (const std::uint8_t link_use =
+          st.data_parallel->host_link_use[static_cast<std::size_t>(c.algorithm)];
+      link_use != 0) {
+    in.host_link_use.resize(st.net->graph.size());
+    in.host_link_use[id] = link_use;
+  }
+}
+
+// A kernel on its side's roofline: fused into its producer's when compiled, with a launch per
+// further kernel the call starts.
+void cost_kernel(const CostedStep& st, graphs::OpId id, bool on_host, const HostRuntime& runtime,
+                 SideCosts& sides, ScheduleInput& in) {
+  const graphs::Operator& op = st.net->graph.op(id);
+  CostMemo& memo = sides.memo(on_host);
+  if (!runtime.fused_into.empty() && runtime.fused_into[id] != graphs::kNoOp) {
+    // Compiled: joins its producer's kernel, reading the intermediate from registers.
+    graphs::Operator fused = op;
+    fused.bytes_read =
+        std::max(0.0, op.bytes_read - st.net->graph.edge_bytes(runtime.fused_into[id], id));
+    in.costs[id] = memo.estimate(fused);
+    OpCost& c = in.costs[id];
+    c.time_s -= c.latency_s;
+    c.latency_s = 0;
+    if (c.bound == Bound::kLatency)
+      c.bound = c.compute_s >= c.memory_s ? Bound::kCompute : Bound::kMemory;
+  } else {
+    in.costs[id] = memo.estimate(op);
+  }
+  if (const int extra = runtime.kernels[id] - 1; extra > 0) {
+    // Each further kernel the call launches adds the device's launch latency.
+    const Placement& pl = st.placement;
+    const double launch = (on_host ? *pl.host : *pl.accelerator).launch_latency_s * extra;
+    in.costs[id].time_s += launch;
+    in.costs[id].latency_s += launch;
+  }
+  in.resources[id] = on_host ? Resource::kHost : Resource::kCompute;
+}
+
+void note_kernel_use(const CostedStep& st, graphs::OpId id, bool on_host, StepUse& use) {
+  const graphs::OpGraph& g = st.net->graph;
+  const graphs::Operator& op = g.op(id);
+  (on_host ? use.host : use.accel)[static_cast<int>(op.op_class)] = true;
+  (on_host ? use.rate_host
+           : use.rate_accel)[is_matrix_class(op.op_class) ? 1 : 0][static_cast<int>(op.precision)] =
+      true;
+  const std::vector<Side>& side = st.placement.side;
+  for (auto [it, end] = boost::in_edges(id, g.graph()); it != end && !use.crossing; ++it) {
+    const graphs::OpId from = boost::source(*it, g.graph());
+    use.crossing = side[from] != side[id] && g.op(from).op_class != OpClass::kTransfer;
+  }
+}
+
+// How the step's replicas exchange gradients, as modelled.
+Assumption data_parallel_assumption(const CostedStep& st) {
+  const graphs::LoweredNetwork& net = *st.net;
+  const DataParallelGroup& dp = *st.data_parallel;
+  const double replicas = net.replicas;
+  const double exchanges = static_cast<double>(net.buckets.size());
+  switch (net.exchange) {
+    case graphs::GradientExchange::kBucketedAllReduce:
+      return {AssumptionKind::kDdpBuckets,
+              {dp.route()},
+              {replicas, exchanges, net.buckets.empty() ? 0 : net.buckets.front().bytes,
+               st.system->runtime.collectives.bucket_cap_bytes}};
+    case graphs::GradientExchange::kAllReduce:
+      return {AssumptionKind::kPerVariableAllReduce, {dp.route()}, {replicas, exchanges}};
+    case graphs::GradientExchange::kParameterServer:
+      break;
+  }
+  return {AssumptionKind::kParameterServer,
+          {dp.route(), dp.parameter_server->server()},
+          {replicas, exchanges}};
+}
+
+// Everything the costs relied on that was not measured, each once.
+std::vector<Assumption> step_assumptions(const CostedStep& st, const StepUse& use,
+                                         const SideCosts& sides, const HostRuntime& runtime) {
+  const Placement& pl = st.placement;
+  const hw::RuntimeSpec& rt = st.system->runtime;
+  std::vector<Assumption> a;
+  const auto append = [&a](const std::vector<Assumption>& more) {
+    a.insert(a.end(), more.begin(), more.end());
+  };
+  const bool any_accel = StepUse::any(use.accel), any_host = StepUse::any(use.host);
+  if (any_accel || use.copied_inputs) {
+    note_uncalibrated(*pl.accelerator, a);
+    note_efficiency_defaults(sides.accel(), use.accel, pl.accelerator->name, a);
+  }
+  if (any_host && sides.host()) {
+    note_uncalibrated(*pl.host, a);
+    note_efficiency_defaults(*sides.host(), use.host, pl.host->name, a);
+  }
+  constexpr std::array<OpClass, 2> kRateClass{OpClass::kElementwise, OpClass::kGemm};
+  for (int m = 0; m < 2; ++m)
+    for (int p = 0; p < kPrecisionCount; ++p) {
+      const auto precision = static_cast<Precision>(p);
+      if (use.rate_accel[m][p])
+        if (auto note = sides.accel().rate_note(kRateClass[m], precision)) a.push_back(*note);
+      if (use.rate_host[m][p] && sides.host())
+        if (auto note = sides.host()->rate_note(kRateClass[m], precision)) a.push_back(*note);
+    }
+  if (pl.link && (use.copied_inputs || use.crossing)) {
+    if (!pl.link->calibrated)
+      a.push_back({AssumptionKind::kUncalibratedLink, {pl.link->name, pl.link->model}, {}});
+    append(pl.link->assumptions);
+  }
+  if (st.data_parallel) {
+    a.push_back(data_parallel_assumption(st));
+    const DataParallelGroup& dp = *st.data_parallel;
+    append(dp.parameter_server ? dp.parameter_server->assumptions() : dp.group.assumptions());
+  }
+  if (!rt.calibrated)
+    a.push_back({AssumptionKind::kUncalibratedRuntime, {rt.name}, {rt.dispatch_per_op_s}});
+  append(rt.assumptions);
+  append(runtime.assumptions);
+  append(st.net->assumptions);
+  if (pl.all_on_host)
+    a.push_back({AssumptionKind::kAllOnHost, {pl.host->name, pl.host->model}, {}});
+  else if (st.options.inputs_on_device)
+    a.push_back({AssumptionKind::kResidentOnDevice, {pl.accelerator->name}, {}});
+  else
+    a.push_back({AssumptionKind::kInputsCopied,
+                 {pl.accelerator->name, rt.pinned_inputs ? "pinned" : "pageable"},
+                 {}});
+  if (any_host && any_accel)
+    a.push_back({AssumptionKind::kPlacementCrossing,
+                 {placement_text(st.options.placement), pl.host->name, pl.accelerator->name,
+                  pl.link ? "" : "no link"},
+                 {}});
+  if (use.unlinked_copy) a.push_back({AssumptionKind::kUnlinkedCopies, {pl.accelerator->name}, {}});
+  std::vector<Assumption> once;
+  for (Assumption& each : a)
+    if (std::find(once.begin(), once.end(), each) == once.end()) once.push_back(std::move(each));
+  return once;
+}
+
+}  // namespace
+
+CostedStep cost_step(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
+                     const PredictOptions& options) {
+  CostedStep st;
+  st.net = &net;
+  st.system = &system;
+  st.options = options;
+  st.placement = place(net.graph, system, options.device, options.placement);
+  const Placement& pl = st.placement;
+  const hw::RuntimeSpec& rt = system.runtime;
+  const std::size_t n = net.graph.size();
+  if (net.replicas > 1) {
+    if (pl.all_on_host)
+      throw UserError(fmt::format(
+          "data parallelism (--gpus {}) runs on accelerators; placement '{}' puts every op on "
+          "the host",
+          net.replicas, placement_text(options.placement)));
+    st.data_parallel = std::make_shared<const DataParallelGroup>(system, net);
+  }
+  std::vector<bool> on_device(n);
+  for (graphs::OpId id = 0; id < n; ++id) on_device[id] = pl.side[id] != Side::kHost;
+  HostRuntime runtime = host_runtime(net, rt, on_device);
+  ScheduleInput& in = st.input;
+  start_input(in, net, pl, rt, runtime);
+
+  SideCosts sides(pl, n);
+  StepUse use;
   for (graphs::OpId id = 0; id < n; ++id) {
     const graphs::Operator& op = net.graph.op(id);
     const bool on_host = pl.side[id] == Side::kHost;
-    const int cls = static_cast<int>(op.op_class);
     if (op.op_class == OpClass::kTransfer) {
-      if (on_host) {
-        in.costs[id] = OpCost{.bound = Bound::kTransfer};
-        in.resources[id] = Resource::kHost;
-      } else if (options.inputs_on_device && op.layer == "input") {
-        in.costs[id] = OpCost{.bound = Bound::kTransfer};  // already there: no time
-        in.issue_s[id] = 0;                                // and no copy call
-        in.resources[id] = Resource::kCopy;
-      } else if (pl.link) {
-        in.costs[id] = estimate_transfer(op.bytes_written, *pl.link, Direction::kHostToDevice,
-                                         rt.pinned_inputs);
-        in.resources[id] = Resource::kCopy;
-        copied_inputs = true;
-      } else {
-        in.costs[id] = OpCost{.bound = Bound::kTransfer};
-        in.resources[id] = Resource::kCopy;
-        unlinked_copy = true;
-      }
-      continue;
-    }
-    if (op.op_class == OpClass::kCommunication) {
-      if (!st.data_parallel)
-        throw InternalError(fmt::format("op '{}': a collective in a step of one replica", op.name));
-      const CollectiveCost c = st.data_parallel->cost(op);
-      ++st.exchanges_by_algorithm[static_cast<std::size_t>(c.algorithm)];
-      OpCost& cost = in.costs[id];
-      cost.time_s = c.time_s;
-      cost.latency_s = c.steps * c.step_latency_s;
-      cost.transfer_s = c.time_s - cost.latency_s;
-      cost.bandwidth_bytes_per_s = c.bandwidth_bytes_per_s;
-      cost.bound = Bound::kInterconnect;
-      in.resources[id] = Resource::kCollective;
-      if (const std::uint8_t use =
-              st.data_parallel->host_link_use[static_cast<std::size_t>(c.algorithm)];
-          use != 0) {
-        in.host_link_use.resize(n);
-        in.host_link_use[id] = use;
-      }
-      continue;
-    }
-    CostMemo& memo = on_host ? host_costs : accel_costs;
-    if (!runtime.fused_into.empty() && runtime.fused_into[id] != graphs::kNoOp) {
-      // Compiled: joins its producer's kernel, reading the intermediate from registers.
-      graphs::Operator fused = op;
-      fused.bytes_read =
-          std::max(0.0, op.bytes_read - net.graph.edge_bytes(runtime.fused_into[id], id));
-      in.costs[id] = memo.estimate(fused);
-      OpCost& c = in.costs[id];
-      c.time_s -= c.latency_s;
-      c.latency_s = 0;
-      if (c.bound == Bound::kLatency)
-        c.bound = c.compute_s >= c.memory_s ? Bound::kCompute : Bound::kMemory;
+      cost_copy(st, id, on_host, in, use);
+    } else if (op.op_class == OpClass::kCommunication) {
+      cost_exchange(st, id, in);
     } else {
-      in.costs[id] = memo.estimate(op);
+      cost_kernel(st, id, on_host, runtime, sides, in);
+      note_kernel_use(st, id, on_host, use);
+      if (rt.sync == hw::SyncPoint::kAfterLoss && in.sync_after == graphs::kNoOp && is_loss_op(op))
+        in.sync_after = id;
     }
-    if (const int extra = runtime.kernels[id] - 1; extra > 0) {
-      // Each further kernel the call launches adds the device's launch latency.
-      const double launch = (on_host ? *pl.host : *pl.accelerator).launch_latency_s * extra;
-      in.costs[id].time_s += launch;
-      in.costs[id].latency_s += launch;
-    }
-    in.resources[id] = on_host ? Resource::kHost : Resource::kCompute;
-    (on_host ? used_host : used_accel)[cls] = true;
-    (on_host ? rate_host
-             : rate_accel)[is_matrix_class(op.op_class) ? 1 : 0][static_cast<int>(op.precision)] =
-        true;
-    if (!crossing)
-      for (auto [it, end] = boost::in_edges(id, net.graph.graph()); it != end; ++it) {
-        const Side from = pl.side[boost::source(*it, net.graph.graph())];
-        crossing = crossing || (from != pl.side[id] &&
-                                net.graph.op(boost::source(*it, net.graph.graph())).op_class !=
-                                    OpClass::kTransfer);
-      }
-    if (rt.sync == hw::SyncPoint::kAfterLoss && in.sync_after == graphs::kNoOp && is_loss_op(op))
-      in.sync_after = id;
   }
-
-  // Everything the costs relied on that was not measured.
-  std::vector<std::string>& a = st.assumptions;
-  const bool any_accel =
-      std::any_of(used_accel.begin(), used_accel.end(), [](bool b) { return b; });
-  const bool any_host = std::any_of(used_host.begin(), used_host.end(), [](bool b) { return b; });
-  if (any_accel || copied_inputs) {
-    note_uncalibrated(*pl.accelerator, a);
-    note_efficiency_defaults(accel, used_accel, pl.accelerator->name, a);
-  }
-  if (any_host && host_roofline) {
-    note_uncalibrated(*pl.host, a);
-    note_efficiency_defaults(host, used_host, pl.host->name, a);
-  }
-  for (int m = 0; m < 2; ++m)
-    for (int p = 0; p < kPrecisionCount; ++p) {
-      if (rate_accel[m][p]) {
-        const std::string& note = accel.rate_note(rate_class[m], static_cast<Precision>(p));
-        if (!note.empty()) a.push_back(note);
-      }
-      if (rate_host[m][p] && host_roofline) {
-        const std::string& note = host.rate_note(rate_class[m], static_cast<Precision>(p));
-        if (!note.empty()) a.push_back(note);
-      }
-    }
-  if (pl.link && (copied_inputs || crossing)) {
-    if (!pl.link->calibrated)
-      a.push_back(fmt::format("uncalibrated: link {} ({})", pl.link->name, pl.link->model));
-    a.insert(a.end(), pl.link->assumptions.begin(), pl.link->assumptions.end());
-  }
-  if (st.data_parallel) {
-    const DataParallelGroup& dp = *st.data_parallel;
-    const std::string stream =
-        "on a stream of their own beside the compute stream, one after another";
-    switch (net.exchange) {
-      case graphs::GradientExchange::kBucketedAllReduce:
-        a.push_back(fmt::format(
-            "data parallel over {} GPUs ({}): gradients all-reduced in {} buckets as PyTorch DDP "
-            "does (first {}, then {}), {}; NCCL's kernels are assumed not to slow the compute "
-            "kernels they overlap",
-            net.replicas, dp.route(), net.buckets.size(),
-            hw::format_quantity(net.buckets.empty() ? 0 : net.buckets.front().bytes,
-                                hw::Dimension::kBytes),
-            hw::format_quantity(rt.collectives.bucket_cap_bytes, hw::Dimension::kBytes), stream));
-        break;
-      case graphs::GradientExchange::kAllReduce:
-        a.push_back(fmt::format(
-            "data parallel over {} GPUs ({}): {} gradients all-reduced one variable at a time as "
-            "TensorFlow 1.x's replicated variables with NCCL do (no gradient repacking), each "
-            "once its gradient is complete, {}; NCCL's kernels are assumed not to slow the "
-            "compute kernels they overlap",
-            net.replicas, dp.route(), net.buckets.size(), stream));
-        break;
-      case graphs::GradientExchange::kParameterServer:
-        a.push_back(fmt::format(
-            "data parallel over {} GPUs ({}): {} gradients exchanged one variable at a time with "
-            "TensorFlow 1.x's parameter server on {}, each once its gradient is complete, {}; "
-            "the update is costed on each GPU (TensorFlow runs it once, on the parameter "
-            "device) and the variables' copies back at the end of the step (TensorFlow reads "
-            "them as the next step's forward pass needs them)",
-            net.replicas, dp.route(), net.buckets.size(), dp.parameter_server->server(), stream));
-        break;
-    }
-    const auto& extra =
-        dp.parameter_server ? dp.parameter_server->assumptions() : dp.group.assumptions();
-    a.insert(a.end(), extra.begin(), extra.end());
-  }
-  if (!rt.calibrated)
-    a.push_back(fmt::format("uncalibrated: runtime {} (dispatch {} per op)", rt.name,
-                            hw::format_quantity(rt.dispatch_per_op_s, hw::Dimension::kTime)));
-  a.insert(a.end(), rt.assumptions.begin(), rt.assumptions.end());
-  a.insert(a.end(), runtime.assumptions.begin(), runtime.assumptions.end());
-  a.insert(a.end(), net.assumptions.begin(), net.assumptions.end());
-  if (pl.all_on_host) {
-    a.push_back(fmt::format("all ops on the host {} ({}); inputs already in host memory",
-                            pl.host->name, pl.host->model));
-  } else {
-    a.push_back(options.inputs_on_device
-                    ? fmt::format("weights and step inputs resident on {}", pl.accelerator->name)
-                    : fmt::format("weights resident on {}; step inputs copied from {} host memory",
-                                  pl.accelerator->name, rt.pinned_inputs ? "pinned" : "pageable"));
-  }
-  if (any_host && any_accel)
-    a.push_back(fmt::format("placement {}: tensors crossing {} <-> {} copied on a copy engine{}",
-                            placement_text(options.placement), pl.host->name, pl.accelerator->name,
-                            pl.link ? "" : " (no link: at no cost)"));
-  if (unlinked_copy)
-    a.push_back(
-        fmt::format("{} has no link to a host: input copies cost nothing", pl.accelerator->name));
-  std::sort(a.begin(), a.end());
-  a.erase(std::unique(a.begin(), a.end()), a.end());
+  st.assumptions = step_assumptions(st, use, sides, runtime);
   return st;
 }
 

@@ -61,8 +61,9 @@ struct CostedStep {
   const hw::SystemSpec* system = nullptr;
   PredictOptions options;
   Placement placement;
-  ScheduleInput input;                   // costs and resources per op
-  std::vector<std::string> assumptions;  // every default the costs relied on, sorted
+  ScheduleInput input;  // costs and resources per op
+  // Every default the costs relied on, each once (cli/assumption_text.h says them in words).
+  std::vector<Assumption> assumptions;
   std::shared_ptr<const DataParallelGroup> data_parallel;  // when net->replicas > 1
   // The step's exchanges per collective algorithm, as costed (data parallel only).
   std::array<int, kCollectiveAlgorithmCount> exchanges_by_algorithm{};
@@ -121,7 +122,7 @@ struct Prediction {
   std::vector<Resource> resources;
   Schedule schedule;
   Communication communication;  // gpus > 1
-  std::vector<std::string> assumptions;
+  std::vector<Assumption> assumptions;
 };
 
 // Throws UserError for an unknown device name or a placement the system cannot satisfy.

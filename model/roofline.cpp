@@ -46,21 +46,21 @@ Roofline::Roofline(const hw::DeviceSpec& device) : device_(&device) {
   }
 }
 
-std::string Roofline::rate_note(OpClass c, Precision p) const {
+std::optional<Assumption> Roofline::rate_note(OpClass c, Precision p) const {
   const Rate& r = rates_[is_matrix_class(c) ? 1 : 0][static_cast<int>(p)];
+  const std::string precision(precision_name(p));
   switch (r.note) {
     case RateNote::kNone:
-      return {};
+      return std::nullopt;
     case RateNote::kNoRate:
-      return fmt::format("{} has no {} rate; costed at its fp32 rate", device_->model,
-                         precision_name(p));
+      return Assumption{AssumptionKind::kNoPrecisionRate, {device_->model, precision}, {}};
     case RateNote::kNonMatrixUnit:
-      return fmt::format(
-          "{}: its {} rate is a {} rate; non-matrix ops at {} costed at the fp32 {} rate",
-          device_->model, precision_name(p), hw::compute_unit_name(r.unit), precision_name(p),
-          hw::compute_unit_name(r.fp32_unit));
+      return Assumption{AssumptionKind::kNonMatrixRate,
+                        {device_->model, precision, std::string(hw::compute_unit_name(r.unit)),
+                         std::string(hw::compute_unit_name(r.fp32_unit))},
+                        {}};
   }
-  return {};
+  return std::nullopt;
 }
 
 // specific_efficiency's order, from the device's keys rather than by probing every class,

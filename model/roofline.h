@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "graphs/op_graph.h"
@@ -38,8 +39,9 @@ class Roofline {
   }
   // True when the device file has no entry for the class and "default" applies.
   bool uses_default_efficiency(OpClass c) const { return defaulted_[static_cast<int>(c)]; }
-  // Why ops of class `c` at precision `p` were costed at another rate; empty if they were not.
-  std::string rate_note(OpClass c, Precision p) const;
+  // Why ops of class `c` at precision `p` were costed at another rate (kNoPrecisionRate,
+  // kNonMatrixRate); nullopt if they were not.
+  std::optional<Assumption> rate_note(OpClass c, Precision p) const;
   double peak(OpClass c, Precision p) const {
     return rates_[is_matrix_class(c) ? 1 : 0][static_cast<int>(p)].flops_per_s;
   }

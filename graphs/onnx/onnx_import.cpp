@@ -287,14 +287,12 @@ BoundNetwork import_onnx(const std::string& path, const Bindings& sizes) {
     ctx.define(in->name(), std::move(v));
   }
   if (!weights.empty()) {
-    std::string names;
+    Assumption a{AssumptionKind::kOnnxWeightInputs,
+                 {},
+                 {static_cast<double>(weights.size()), static_cast<double>(weight_elements)}};
     for (std::size_t i = 0; i < weights.size() && i < 4; ++i)
-      names += (i ? ", " : "") + excerpt(weights[i]);
-    if (weights.size() > 4) names += fmt::format(" and {} more", weights.size() - 4);
-    net.assumptions.push_back(fmt::format(
-        "ONNX graph inputs that feed only weight slots are weights ({} tensors, {} elements: "
-        "{}): resident on the device, counted as parameters, not copied per step",
-        weights.size(), weight_elements, names));
+      a.names.push_back(excerpt(weights[i]));
+    net.assumptions.push_back(std::move(a));
   }
 
   std::vector<NamedTensor> graph_inputs;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 
+#include "cli/assumption_text.h"
 #include "graphs/lower.h"
 #include "graphs/onnx/import_context.h"
 #include "hw/system_loader.h"
@@ -590,7 +591,7 @@ TEST_CASE("graph inputs that feed only weight slots are weights", "[onnx][hostil
     CHECK(lowered.parameters == 4 * 3 * 3 * 3 + 4 + 10 * 144 + 10);
     CHECK(transfers(lowered) == std::vector<std::string>{"input.x.h2d"});
     REQUIRE(net.assumptions.size() == 1);
-    CHECK_THAT(net.assumptions[0],
+    CHECK_THAT(cli::assumption_text(net.assumptions[0]),
                Contains("(4 tensors, 1562 elements: W, B, fc_w, fc_b): resident on the device, "
                         "counted as parameters, not copied per step"));
     // The assumption reaches the prediction's list.

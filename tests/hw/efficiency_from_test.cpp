@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "cli/assumption_text.h"
 #include "hw/system_loader.h"
 #include "hw_fixtures.h"
 
@@ -30,7 +31,7 @@ TEST_CASE("efficiency_from: the other device's entries, this file's replacing th
     CHECK(mine.gemm.tile_max == theirs.gemm.tile_max);
   }
   bool said = false;
-  for (const auto& a : d.assumptions)
+  for (const std::string& a : cli::assumption_lines(d.assumptions))
     said = said || (a.find("efficiency entries from Tesla V100 SXM2 16GB") != std::string::npos &&
                     a.find("fitted") != std::string::npos);
   CHECK(said);

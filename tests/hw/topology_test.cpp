@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/assumption_text.h"
 #include "hw/system_loader.h"
 #include "hw_fixtures.h"
 #include "util/error.h"
@@ -246,10 +247,10 @@ TEST_CASE("topology: a multi-node system", "[hw][topology]") {
   CHECK(t.path("n1.g0", "n1.g1").str() == "n1.g0>n1.g1");
   CHECK_THAT(path_error(t, "g0", "g1"), Contains("n<k>.<device>"));
   // The p2p assumption is stated once per link model.
-  CHECK(t.p2p_assumption(0).empty() == false);  // n0.cpu0-g0: link_10.yaml, no p2p
-  CHECK_THAT(t.p2p_assumption(0),
+  REQUIRE(t.p2p_assumption(0));  // n0.cpu0-g0: link_10.yaml, no p2p
+  CHECK_THAT(cli::assumption_text(*t.p2p_assumption(0)),
              Contains("Toy link 10 links: p2p not measured") && Contains("nominal 10 GB/s"));
-  CHECK(t.p2p_assumption(2).empty());  // n0.g0-g1: p2p measured
+  CHECK_FALSE(t.p2p_assumption(2));  // n0.g0-g1: p2p measured
 }
 
 TEST_CASE("topology: multi-node loading errors are located", "[hw][topology]") {
@@ -303,11 +304,11 @@ TEST_CASE("collectives spec: given keys, defaults stated as assumptions", "[hw][
   CHECK(d.bucket_cap_bytes == 25.0 * (1 << 20));
   CHECK(d.assumptions.size() == 3);
   bool bucket = false;
-  for (const std::string& a : d.assumptions)
+  for (const std::string& a : cli::assumption_lines(d.assumptions))
     bucket = bucket || (a.find("runtime.collectives.bucket_cap = 25 MiB") != std::string::npos &&
                         a.find("PyTorch DDP") != std::string::npos);
   CHECK(bucket);
-  for (const std::string& a : minsky.runtime.assumptions)
+  for (const std::string& a : cli::assumption_lines(minsky.runtime.assumptions))
     CHECK(a.find("collectives") == std::string::npos);
 
   CHECK_THAT(system_error("topology_bad_collectives.yaml"),
@@ -418,9 +419,9 @@ TEST_CASE("topology: the collective view takes the library's links at its bandwi
   const std::size_t qpi_link = s.links.size() - 1;
   REQUIRE(s.links[qpi_link].name == "cpu0-cpu1");
   CHECK(nccl.links()[qpi_link].p2p_measured);
-  CHECK(nccl.p2p_assumption(qpi_link).empty());
+  CHECK_FALSE(nccl.p2p_assumption(qpi_link));
   CHECK(all.links()[qpi_link].bandwidth_bytes_per_s == Approx(38.4e9).epsilon(kRel));
-  CHECK_FALSE(all.p2p_assumption(qpi_link).empty());
+  CHECK(all.p2p_assumption(qpi_link));
   // Without a collectives block the two views agree (minsky: peer links, no bandwidths).
   const hw::SystemSpec m = hw::load_system("minsky");
   const hw::Topology m_all(m), m_nccl(m, hw::LinkUse::kCollectives);

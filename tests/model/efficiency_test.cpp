@@ -91,11 +91,14 @@ TEST_CASE("tensor-core rates serve only matrix classes", "[model][roofline]") {
   CHECK(r.peak(OpClass::kGemm, Precision::kFp16) == 8e12);
   CHECK(r.peak(OpClass::kConv, Precision::kFp16) == 8e12);
   CHECK(r.peak(OpClass::kElementwise, Precision::kFp16) == 1e12);
-  CHECK_FALSE(r.rate_note(OpClass::kElementwise, Precision::kFp16).empty());
-  CHECK(r.rate_note(OpClass::kGemm, Precision::kFp16).empty());
+  REQUIRE(r.rate_note(OpClass::kElementwise, Precision::kFp16));
+  CHECK(r.rate_note(OpClass::kElementwise, Precision::kFp16)->kind ==
+        AssumptionKind::kNonMatrixRate);
+  CHECK_FALSE(r.rate_note(OpClass::kGemm, Precision::kFp16));
   // No bf16 rate at all: everything at fp32, with a note.
   CHECK(r.peak(OpClass::kGemm, Precision::kBf16) == 1e12);
-  CHECK_FALSE(r.rate_note(OpClass::kGemm, Precision::kBf16).empty());
+  REQUIRE(r.rate_note(OpClass::kGemm, Precision::kBf16));
+  CHECK(r.rate_note(OpClass::kGemm, Precision::kBf16)->kind == AssumptionKind::kNoPrecisionRate);
 }
 
 TEST_CASE("Roofline resolves class parameters and flags the defaulted ones", "[model][roofline]") {
