@@ -20,9 +20,9 @@ std::string names_from(const Assumption& a, std::size_t from) {
   return join(rest, ", ");
 }
 
-// The kind's sentence; `n` its names, `x` its numbers.
-// The kind's sentence.
-std::string text(const Assumption& a) {
+}  // namespace
+
+std::string assumption_text(const Assumption& a) {
   // The kind's names and numbers by position (util/assumption.h).
   const auto name = [&a](std::size_t i) -> const std::string& {
     if (i >= a.names.size()) throw InternalError("assumption: too few names for its kind");
@@ -136,14 +136,10 @@ std::string text(const Assumption& a) {
   throw InternalError("unknown assumption kind");
 }
 
-}  // namespace
-
-std::string assumption_text(const Assumption& a) { return text(a); }
-
 std::vector<std::string> assumption_lines(const std::vector<Assumption>& assumptions) {
   std::vector<std::string> lines;
   lines.reserve(assumptions.size());
-  for (const Assumption& a : assumptions) lines.push_back(text(a));
+  for (const Assumption& a : assumptions) lines.push_back(assumption_text(a));
   std::sort(lines.begin(), lines.end());
   lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
   return lines;

@@ -24,22 +24,14 @@ std::string pct(double part, double whole) {
 
 namespace {
 
-using Named = std::vector<std::pair<std::string, double>>;
+// Names and seconds, as Breakdown::named() lists them (the names refer into what they came from).
+using Named = std::vector<std::pair<std::string_view, double>>;
+
+Named named(const std::map<std::string, double>& m) { return Named(m.begin(), m.end()); }
 
 // Name order in, largest first out.
 Named sorted_desc(Named v) {
   std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  return v;
-}
-
-Named sorted_desc(const std::map<std::string, double>& m) {
-  return sorted_desc(Named(m.begin(), m.end()));
-}
-
-template <typename Slots>
-Named named_values(const Breakdown<Slots>& b) {
-  Named v;
-  for (const auto& [k, s] : b.named()) v.emplace_back(k, s);
   return v;
 }
 
@@ -283,9 +275,10 @@ void print_breakdown_table(std::ostream& out, const model::Prediction& p,
   share_table(out, "bound", p.by_bound, p.step_time_s);
   out << "\nby layer (top 15):\n";
   Table layers({"layer", "time", "share"});
-  auto lt = sorted_desc(by_layer(p, g));
+  const std::map<std::string, double> layer_times = by_layer(p, g);
+  auto lt = sorted_desc(named(layer_times));
   if (lt.size() > 15) lt.resize(15);
-  for (const auto& [k, v] : lt) layers.add({k, seconds(v), pct(v, p.step_time_s)});
+  for (const auto& [k, v] : lt) layers.add({std::string(k), seconds(v), pct(v, p.step_time_s)});
   layers.print(out);
   out << "\n10 costliest ops:\n";
   Table ops({"op", "class", "time", "GFLOP", "MB", "bound", "compute eff", "mem eff", "kernel"});
@@ -324,14 +317,14 @@ void print_breakdown_csv(std::ostream& out, const model::Prediction& p, const gr
   Table t({"group", "key", "time_s", "share"});
   auto add = [&](const std::string& group, const Named& named) {
     for (const auto& [k, v] : sorted_desc(named))
-      t.add({group, k, fmt::format("{:.6g}", v),
+      t.add({group, std::string(k), fmt::format("{:.6g}", v),
              fmt::format("{:.4f}", p.step_time_s > 0 ? v / p.step_time_s : 0)});
   };
-  add("class", named_values(p.by_class));
-  add("phase", named_values(p.by_phase));
-  add("bound", named_values(p.by_bound));
+  add("class", p.by_class.named());
+  add("phase", p.by_phase.named());
+  add("bound", p.by_bound.named());
   const std::map<std::string, double> layers = by_layer(p, g);
-  add("layer", Named(layers.begin(), layers.end()));
+  add("layer", named(layers));
   t.print_csv(out);
 }
 

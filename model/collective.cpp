@@ -187,15 +187,11 @@ std::string describe_bottleneck(const FlowStats& s, const hw::Path& p, const hw:
 void note_p2p_assumptions(const hw::Topology& topology,
                           std::initializer_list<const std::vector<const hw::Path*>*> flows,
                           std::vector<Assumption>& out) {
-  std::vector<Assumption> noted;
   for (const auto* set : flows)
     for (const hw::Path* f : *set)
       for (const hw::PathHop& h : f->hops) {
         const std::optional<Assumption> a = topology.p2p_assumption(h.link);
-        if (a && std::find(noted.begin(), noted.end(), *a) == noted.end()) {
-          noted.push_back(*a);
-          out.push_back(*a);
-        }
+        if (a && std::find(out.begin(), out.end(), *a) == out.end()) out.push_back(*a);
       }
 }
 

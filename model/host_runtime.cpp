@@ -188,8 +188,8 @@ HostRuntime host_runtime(const graphs::LoweredNetwork& net, const hw::RuntimeSpe
     for (int c = 0; c < kOpClassCount; ++c)
       if (class_used[static_cast<std::size_t>(c)] && !rt.op_given(static_cast<OpClass>(c)))
         classes.names.push_back(std::string(op_class_name(static_cast<OpClass>(c))));
-  const std::size_t given = classes.names.size() - 1;
-  if (given > 0 && given < static_cast<std::size_t>(kOpClassCount) && ops_given)
+  const std::size_t without_entry = classes.names.size() - 1;  // after the runtime's name
+  if (without_entry > 0 && without_entry < static_cast<std::size_t>(kOpClassCount) && ops_given)
     h.assumptions.push_back(std::move(classes));
   return h;
 }
