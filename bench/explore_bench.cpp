@@ -4,11 +4,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include "analysis/explore.h"
 #include "cli/explore_runner.h"
 #include "graphs/lower.h"
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
-#include "model/explore.h"
 
 using namespace amdahl;
 
@@ -22,14 +22,14 @@ struct ResNet50 {
   model::PredictOptions options;
   ResNet50() { options.batch = 64; }
   // A grid of n x n configurations over the P100's fp32 peak and memory bandwidth.
-  model::Exploration exploration(int n) const {
-    std::vector<model::HardwareAxis> axes{
-        model::parse_hardware_axis(
+  analysis::Exploration exploration(int n) const {
+    std::vector<analysis::HardwareAxis> axes{
+        analysis::parse_hardware_axis(
             system, "gpu0.peak.fp32=0.1.." + std::to_string(n / 10) + "TFLOP/s:0.1TFLOP/s"),
-        model::parse_hardware_axis(
+        analysis::parse_hardware_axis(
             system, "gpu0.memory.bandwidth=0.01.." + std::to_string(n / 100) + "TB/s:0.01TB/s")};
-    return model::Exploration(system, std::move(axes),
-                              {model::Variant{"resnet50", "resnet50", {}, 1, &net, options}});
+    return analysis::Exploration(system, std::move(axes),
+                                 {analysis::Variant{"resnet50", "resnet50", {}, 1, &net, options}});
   }
 };
 
@@ -41,8 +41,8 @@ const ResNet50& resnet50() {
 // One prediction on a configuration other than the last one's (the workspace is re-set).
 void BM_ExplorePointResNet50Train(benchmark::State& state) {
   cli::keep_freed_memory();  // as run_points does
-  const model::Exploration e = resnet50().exploration(100);
-  model::Exploration::Workspace w = e.workspace();
+  const analysis::Exploration e = resnet50().exploration(100);
+  analysis::Exploration::Workspace w = e.workspace();
   std::size_t p = e.grid_begin();
   for (auto _ : state) {
     benchmark::DoNotOptimize(e.evaluate(p, w).step_s);
@@ -53,7 +53,7 @@ BENCHMARK(BM_ExplorePointResNet50Train)->Unit(benchmark::kMicrosecond);
 
 // 1,000 x 1,000 configurations (1,002,005 points with the analysis points) on every core.
 void BM_Explore1MResNet50Train(benchmark::State& state) {
-  const model::Exploration e = resnet50().exploration(1000);
+  const analysis::Exploration e = resnet50().exploration(1000);
   for (auto _ : state) {
     cli::RunOptions o;
     o.points = e.points();
@@ -61,7 +61,7 @@ void BM_Explore1MResNet50Train(benchmark::State& state) {
     const auto results = cli::run_points(
         o,
         [&e] {
-          auto w = std::make_shared<model::Exploration::Workspace>(e.workspace());
+          auto w = std::make_shared<analysis::Exploration::Workspace>(e.workspace());
           return cli::PointEvaluator([&e, w](std::size_t p) { return e.evaluate(p, *w); });
         },
         stats);

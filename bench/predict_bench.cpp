@@ -9,12 +9,12 @@
 #include <ctime>
 #include <thread>
 
+#include "analysis/sweep.h"
 #include "graphs/lower.h"
 #include "graphs/point_lowering.h"
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
 #include "model/prediction.h"
-#include "model/sweep.h"
 #include "util/allocator.h"
 
 using namespace amdahl;
@@ -89,17 +89,17 @@ BENCHMARK(BM_RelowerAndPredictResNet50Train)->Unit(benchmark::kMicrosecond);
 void BM_Sweep1000(benchmark::State& state) {
   const auto net =
       std::make_shared<const graphs::Network>(zoo(state.range(0) == 0 ? "alexnet" : "resnet50"));
-  const model::MakeLowerAt lower_at = [&]() -> model::LowerAt {
+  const analysis::MakeLowerAt lower_at = [&]() -> analysis::LowerAt {
     auto points = std::make_shared<graphs::PointLowering>(net, graphs::LoweringOptions{});
     return [points](const graphs::Bindings& b) -> const graphs::LoweredNetwork& {
       return points->at(b);
     };
   };
-  const auto grid = model::sweep_grid({model::parse_vary("batch=1..1000")}, {});
-  model::SweepOptions so;
+  const auto grid = analysis::sweep_grid({analysis::parse_vary("batch=1..1000")}, {});
+  analysis::SweepOptions so;
   so.threads = static_cast<unsigned>(state.range(1));
   for (auto _ : state) {
-    const auto rows = model::sweep(lower_at, minsky(), grid, so);
+    const auto rows = analysis::sweep(lower_at, minsky(), grid, so);
     benchmark::DoNotOptimize(rows.back().step_s);
   }
   state.counters["threads"] =

@@ -18,6 +18,8 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/explore.h"
+#include "analysis/sweep.h"
 #include "cli/commands.h"
 #include "cli/explore_runner.h"
 #include "cli/figures.h"
@@ -29,8 +31,6 @@
 #include "graphs/zoo.h"
 #include "hw/quantity_expr.h"
 #include "hw/units.h"
-#include "model/explore.h"
-#include "model/sweep.h"
 #include "util/error.h"
 #include "util/input_log.h"
 #include "util/suggest.h"
@@ -124,7 +124,7 @@ WorkloadOptions parse_item(const std::string& item, const ExploreArgs& a) {
       parse_workload_precision(value, fmt::format("--models '{}'", excerpt(item)));
       w.precision = value;
     } else if (key == "gpus") {
-      model::SweepAxis g = model::parse_vary("gpus=" + value);
+      analysis::SweepAxis g = analysis::parse_vary("gpus=" + value);
       if (g.values.size() != 1)
         throw UserError(fmt::format("--models '{}': gpus takes one count", excerpt(item)));
       w.gpus = static_cast<int>(std::min<std::int64_t>(g.values.front(), 1 << 20));
@@ -138,15 +138,15 @@ WorkloadOptions parse_item(const std::string& item, const ExploreArgs& a) {
 // Everything loaded and checked before any point is predicted.
 struct Setup {
   hw::SystemSpec system;
-  std::vector<model::HardwareAxis> axes;
-  std::vector<model::SweepAxis> size_axes;
+  std::vector<analysis::HardwareAxis> axes;
+  std::vector<analysis::SweepAxis> size_axes;
   std::vector<std::int64_t> gpu_counts;         // empty: each workload's own
   std::deque<graphs::LoweredNetwork> networks;  // the variants' (stable addresses)
-  std::vector<model::Variant> variants;
+  std::vector<analysis::Variant> variants;
   std::vector<std::pair<std::string, std::size_t>> names;  // cost names -> axis
   std::unique_ptr<hw::QuantityExpression> cost;
   std::string cost_text;  // as given, or the default's description
-  std::unique_ptr<model::Exploration> exploration;
+  std::unique_ptr<analysis::Exploration> exploration;
   std::vector<double> costs;  // per grid configuration (from 0), every one finite
   std::uint64_t fingerprint = 0;
 };
@@ -163,7 +163,7 @@ double default_cost(const Setup& s, const std::vector<double>& values) {
   return c;
 }
 
-double config_cost(const Setup& s, const model::Configuration& c) {
+double config_cost(const Setup& s, const analysis::Configuration& c) {
   if (!s.cost) return default_cost(s, c.values);
   std::vector<double> by_name;
   for (const auto& [name, axis] : s.names) by_name.push_back(c.values[axis]);
@@ -193,10 +193,10 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
   for (const std::string& v : a.vary) {
     const std::string name = v.substr(0, v.find('='));
     if (name.find('.') != std::string::npos) {
-      s->axes.push_back(model::parse_hardware_axis(s->system, v));
+      s->axes.push_back(analysis::parse_hardware_axis(s->system, v));
       continue;
     }
-    model::SweepAxis axis = model::parse_vary(v);
+    analysis::SweepAxis axis = analysis::parse_vary(v);
     if (axis.name == "gpus") {
       if (!s->gpu_counts.empty()) throw UserError("--vary gpus: given twice");
       s->gpu_counts = axis.values;
@@ -209,7 +209,7 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
       if (s->axes[i].parameter.path() == s->axes[j].parameter.path())
         throw UserError(fmt::format("--vary {}: given twice", s->axes[i].parameter.path()));
   // A repeated size axis is an error; the size points, for every workload.
-  const std::size_t size_points = model::sweep_grid(s->size_axes, {}).size();
+  const std::size_t size_points = analysis::sweep_grid(s->size_axes, {}).size();
   if (s->axes.empty())
     throw UserError(
         "explore: give at least one --vary over a hardware parameter (a key path such as "
@@ -266,13 +266,13 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
                                     s->system.name, capacity));
       WorkloadOptions at = item;
       at.gpus = static_cast<int>(g);
-      for (const graphs::Bindings& sizes : model::sweep_grid(s->size_axes, size_overrides(at))) {
+      for (const graphs::Bindings& sizes : analysis::sweep_grid(s->size_axes, size_overrides(at))) {
         // Only the lowered network stays (not the bound network nor the system's copy).
         Workload w = load_workload(at, sizes, s->system);
         const graphs::LoweredNetwork& net = s->networks.emplace_back(std::move(w.lowered));
         graphs::Bindings varied;
         for (const auto& axis : s->size_axes) varied[axis.name] = sizes.at(axis.name);
-        model::Variant v;
+        analysis::Variant v;
         v.workload = shown;
         v.label = variant_label(at, shown, varied, at.gpus, !s->gpu_counts.empty(), a);
         // The first variant of a workload stands for its others (the same network at other
@@ -289,13 +289,13 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
       }
     }
   }
-  for (const model::HardwareAxis& axis : s->axes) {
+  for (const analysis::HardwareAxis& axis : s->axes) {
     canon += "axis " + axis.parameter.path();
     for (const double v : axis.values) canon += fmt::format(" {:a}", v);
     canon += "\n";
   }
 
-  s->names = model::cost_names(s->axes);
+  s->names = analysis::cost_names(s->axes);
   if (!a.cost.empty()) {
     std::vector<std::string> names;
     for (const auto& [name, axis] : s->names) names.push_back(name);
@@ -306,7 +306,7 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
         "each parameter over its base value, a time's inverted (lower is dearer), summed";
   }
 
-  s->exploration = std::make_unique<model::Exploration>(s->system, s->axes, s->variants);
+  s->exploration = std::make_unique<analysis::Exploration>(s->system, s->axes, s->variants);
   const std::size_t points = s->exploration->points();
   const std::size_t grid =
       (s->exploration->configuration_count() - s->exploration->grid_begin()) * s->variants.size();
@@ -318,9 +318,9 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
         kMaxExplorePoints));
   // Every grid configuration's cost, before any prediction: a cost that is not a finite
   // number (0/0, a power that overflows) would leave the configuration off the front unsaid.
-  const model::Exploration& e = *s->exploration;
+  const analysis::Exploration& e = *s->exploration;
   for (std::size_t c = e.grid_begin(); c < e.configuration_count(); ++c) {
-    const model::Configuration config = e.configuration(c);
+    const analysis::Configuration config = e.configuration(c);
     const double cost = config_cost(*s, config);
     if (!std::isfinite(cost)) {
       std::string at;
@@ -337,7 +337,7 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
     s->costs.push_back(cost);
   }
   // The base system predicts every variant (a variant the base cannot run is an error here).
-  model::Exploration::Workspace w = s->exploration->workspace();
+  analysis::Exploration::Workspace w = s->exploration->workspace();
   for (std::size_t v = 0; v < s->variants.size(); ++v) {
     std::string error;
     if (std::isnan(s->exploration->evaluate(v, w, &error).step_s))
@@ -384,7 +384,7 @@ void agree_on_setup([[maybe_unused]] bool ok, [[maybe_unused]] std::uint64_t fin
   std::abort();
 }
 
-std::string bound_of(const model::PointResult& r) {
+std::string bound_of(const analysis::PointResult& r) {
   if (std::isnan(r.step_s)) return "failed";
   int best = 0;
   for (int b = 1; b < model::kBoundCount; ++b)
@@ -392,7 +392,7 @@ std::string bound_of(const model::PointResult& r) {
   return std::string(model::bound_name(static_cast<model::Bound>(best)));
 }
 
-std::string knee_text(const model::HardwareAxis& axis, const model::Knee& k) {
+std::string knee_text(const analysis::HardwareAxis& axis, const analysis::Knee& k) {
   if (k.still_gaining) return "still gaining";
   if (!k.value) return "-";
   return axis.parameter.format(*k.value);
@@ -400,7 +400,7 @@ std::string knee_text(const model::HardwareAxis& axis, const model::Knee& k) {
 
 // How many grid configurations have a variant without a time, and why: every output says so
 // (the table at its end, the CSV and JSON formats on stderr). Empty when there are none.
-std::string infeasible_note(const model::ExploreSummary& sum) {
+std::string infeasible_note(const analysis::ExploreSummary& sum) {
   std::size_t refused = 0, out_of_memory = 0;
   for (std::size_t i = 0; i < sum.failed.size(); ++i) {
     refused += sum.failed[i] > sum.out_of_memory[i] ? 1 : 0;
@@ -431,10 +431,10 @@ struct Outputs {
   std::optional<Figure> figure;
 };
 
-Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& results,
-                       const model::ExploreSummary& sum, const std::vector<double>& cost,
+Outputs render_outputs(const Setup& s, const std::vector<analysis::PointResult>& results,
+                       const analysis::ExploreSummary& sum, const std::vector<double>& cost,
                        const std::vector<std::size_t>& front, double knee_threshold) {
-  const model::Exploration& e = *s.exploration;
+  const analysis::Exploration& e = *s.exploration;
   const std::size_t nv = s.variants.size(), na = s.axes.size();
   const std::size_t g0 = e.grid_begin();
   Outputs out;
@@ -451,10 +451,10 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
     row.push_back("status");
     append_csv_row(out.points_csv, row);
     for (std::size_t c = g0; c < e.configuration_count(); ++c) {
-      const model::Configuration config = e.configuration(c);
+      const analysis::Configuration config = e.configuration(c);
       for (std::size_t v = 0; v < nv; ++v) {
-        const model::PointResult& r = results[c * nv + v];
-        const model::Variant& var = s.variants[v];
+        const analysis::PointResult& r = results[c * nv + v];
+        const analysis::Variant& var = s.variants[v];
         row.assign({std::to_string(c - g0)});
         for (std::size_t a = 0; a < na; ++a) row.push_back(num(config.values[a]));
         const bool ok = !std::isnan(r.step_s);
@@ -465,7 +465,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
                                ok ? num(sum.baseline_s[v] / r.step_s) : "nan", bound_of(r)});
         for (int b = 0; b < model::kBoundCount; ++b)
           row.push_back(ok ? fmt::format("{:.4f}", r.by_bound[b] / r.step_s) : "nan");
-        row.emplace_back(model::point_status_name(r.status));
+        row.emplace_back(analysis::point_status_name(r.status));
         append_csv_row(out.points_csv, row);
       }
     }
@@ -483,7 +483,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
     append_csv_row(out.configurations_csv, row);
     for (std::size_t i = 0; i < sum.geomean_speedup.size(); ++i) {
       row.assign({std::to_string(i)});
-      const model::Configuration config = e.configuration(g0 + i);
+      const analysis::Configuration config = e.configuration(g0 + i);
       for (std::size_t a = 0; a < na; ++a) row.push_back(num(config.values[a]));
       row.insert(row.end(),
                  {num(cost[i]), num(sum.geomean_speedup[i]), std::to_string(sum.failed[i]),
@@ -594,7 +594,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
     nlohmann::json el = nlohmann::json::object(), knees = nlohmann::json::object();
     for (std::size_t a = 0; a < na; ++a) {
       el[s.axes[a].parameter.path()] = sum.elasticity[v][a];
-      const model::Knee& k = sum.knees[v][a];
+      const analysis::Knee& k = sum.knees[v][a];
       knees[s.axes[a].parameter.path()] =
           k.value ? nlohmann::json(*k.value)
                   : nlohmann::json(k.still_gaining ? "still gaining" : "none");
@@ -611,7 +611,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
   }
   nlohmann::json suite_knees = nlohmann::json::object();
   for (std::size_t a = 0; a < na; ++a) {
-    const model::Knee& k = sum.suite_knees[a];
+    const analysis::Knee& k = sum.suite_knees[a];
     suite_knees[s.axes[a].parameter.path()] =
         k.value ? nlohmann::json(*k.value)
                 : nlohmann::json(k.still_gaining ? "still gaining" : "none");
@@ -621,7 +621,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
                    {"variants", variants},
                    {"cost", s.cost_text},
                    {"knee_threshold", knee_threshold},
-                   {"elasticity_step", model::kElasticityStep},
+                   {"elasticity_step", analysis::kElasticityStep},
                    {"suite_knee", suite_knees},
                    {"pareto_front", front}};
   // The configurations, written line by line (a million of them would be gigabytes as a
@@ -632,7 +632,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
   auto number = [](double x) { return std::isfinite(x) ? fmt::format("{}", x) : "null"; };
   for (std::size_t i = 0; i < sum.geomean_speedup.size(); ++i) {
     std::string line = i ? ",\n  {\"values\": [" : "\n  {\"values\": [";
-    const model::Configuration c = e.configuration(g0 + i);
+    const analysis::Configuration c = e.configuration(g0 + i);
     for (std::size_t a = 0; a < na; ++a) line += (a ? ", " : "") + number(c.values[a]);
     line += fmt::format(
         "], \"cost\": {}, \"geomean_speedup\": {}, \"pareto\": {}, \"failed_variants\": {}, "
@@ -644,7 +644,7 @@ Outputs render_outputs(const Setup& s, const std::vector<model::PointResult>& re
     line += "], \"status\": [";
     for (std::size_t v = 0; v < nv; ++v)
       line += fmt::format("{}\"{}\"", v ? ", " : "",
-                          model::point_status_name(results[(g0 + i) * nv + v].status));
+                          analysis::point_status_name(results[(g0 + i) * nv + v].status));
     out.json += line + "]}";
   }
   out.json += "\n ]\n}\n";
@@ -743,14 +743,14 @@ void run_explore(const ExploreArgs& a) {
     ro.progress = [&bar](std::size_t done, std::size_t total) {
       bar.update(done, total, "predictions");
     };
-  const model::Exploration& e = *s->exploration;
+  const analysis::Exploration& e = *s->exploration;
   RunStats stats;
-  std::vector<model::PointResult> results;
+  std::vector<analysis::PointResult> results;
   try {
     results = run_points(
         ro,
         [&e] {
-          auto w = std::make_shared<model::Exploration::Workspace>(e.workspace());
+          auto w = std::make_shared<analysis::Exploration::Workspace>(e.workspace());
           return PointEvaluator([&e, w](std::size_t p) { return e.evaluate(p, *w); });
         },
         stats);
@@ -760,9 +760,9 @@ void run_explore(const ExploreArgs& a) {
   }
   if (!root) return;
 
-  const model::ExploreSummary sum = model::summarize(e, results, a.knee);
+  const analysis::ExploreSummary sum = analysis::summarize(e, results, a.knee);
   const std::vector<double>& cost = s->costs;
-  const std::vector<std::size_t> front = model::pareto_front(cost, sum.geomean_speedup);
+  const std::vector<std::size_t> front = analysis::pareto_front(cost, sum.geomean_speedup);
   Outputs o = render_outputs(*s, results, sum, cost, front, a.knee);
 
   const std::size_t computed = ro.points - stats.resumed_points;

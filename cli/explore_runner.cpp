@@ -40,7 +40,7 @@ namespace amdahl::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using model::PointResult;
+using analysis::PointResult;
 using Clock = std::chrono::steady_clock;
 
 constexpr char kMagic[] = "amdahl-explore-checkpoint 2";

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/explore.h"
+#include "analysis/explore.h"
 
 namespace amdahl::cli {
 
@@ -63,15 +63,15 @@ struct RunStats {
 };
 
 // One worker thread's evaluator (it owns its workspace).
-using PointEvaluator = std::function<model::PointResult(std::size_t point)>;
+using PointEvaluator = std::function<analysis::PointResult(std::size_t point)>;
 
 // Every point's result on rank 0 (in point order); an empty vector on the other ranks.
 // Throws UserError for more than kMaxThreads threads, threads the system will not start, and a
 // checkpoint that belongs to another exploration or cannot be written. A new checkpoint is
 // created with the first finished chunk: a run that fails before any leaves none behind.
-std::vector<model::PointResult> run_points(const RunOptions& options,
-                                           const std::function<PointEvaluator()>& make_evaluator,
-                                           RunStats& stats);
+std::vector<analysis::PointResult> run_points(const RunOptions& options,
+                                              const std::function<PointEvaluator()>& make_evaluator,
+                                              RunStats& stats);
 
 // Each point allocates and frees a step's vectors. glibc returns freed memory to the OS (its
 // mmap threshold and heap trimming adapt as it goes) and the threads then fault the same pages

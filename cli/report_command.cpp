@@ -204,7 +204,7 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
       100 * m.at10.host_share);
   Table a({"op class", "share", "step at 2x", "speedup", "step at 10x", "speedup", "bound"});
   for (std::size_t i = 0; i < m.at10.classes.size(); ++i) {
-    const model::ClassAccelerability& c10 = m.at10.classes[i];
+    const analysis::ClassAccelerability& c10 = m.at10.classes[i];
     const auto c2 = std::find_if(m.at2.classes.begin(), m.at2.classes.end(),
                                  [&](const auto& c) { return c.op_class == c10.op_class; });
     const std::string cls(op_class_name(c10.op_class));
@@ -231,7 +231,7 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
                       : std::string("the CPU is as fast or faster at the largest batch"))
                : std::string("no host CPU to compare"));
     Table s({"batch", "step", "samples/s", "host share", "binding", "CPU step", "speedup"});
-    for (const model::SweepRow& r : m.batches) {
+    for (const analysis::SweepRow& r : m.batches) {
       const double host = host_share(r);
       const std::string binding(model::binding_name(model::host_binding(host)));
       const bool cpu = r.host_step_s > 0;
@@ -265,7 +265,7 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
     doc.table(s);
   }
 
-  const model::DeviceWhatIf& w = m.whatif;
+  const analysis::DeviceWhatIf& w = m.whatif;
   doc.paragraph(
       "What-if: {} in place of {}: step {} ({} faster; {} with every accelerator op at zero "
       "cost).",
@@ -317,7 +317,7 @@ std::vector<Figure> study_figures(const Study& st) {
       const ModeStudy& m = ws.modes[k];
       if (m.batches.empty() || !m.host) continue;
       Series s{ws.name, {}, std::nullopt};
-      for (const model::SweepRow& r : m.batches) {
+      for (const analysis::SweepRow& r : m.batches) {
         if (series.empty()) x.push_back(static_cast<double>(r.batch));
         s.y.push_back(r.host_speedup);
         if (m.device_bound_from && r.batch == *m.device_bound_from)

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 // The smallest value from which `holds` is true of every later row; nullopt when the last
 // row fails it.
 template <typename Holds>
-std::optional<std::int64_t> holds_from(const std::vector<model::SweepRow>& rows, Holds holds) {
+std::optional<std::int64_t> holds_from(const std::vector<analysis::SweepRow>& rows, Holds holds) {
   std::optional<std::int64_t> from;
   for (auto it = rows.rbegin(); it != rows.rend() && holds(*it); ++it) from = it->batch;
   return from;
@@ -40,23 +40,23 @@ ModeStudy study_mode(const WorkloadOptions& o, const hw::SystemSpec& system, con
     on_host.placement.all = "host";
     m.host = model::predict(w.lowered, system, on_host);
   }
-  m.at2 = model::accelerability(step, 2);
-  m.at10 = model::accelerability(step, 10);
+  m.at2 = analysis::accelerability(step, 2);
+  m.at10 = analysis::accelerability(step, 10);
 
   // Batch sweep, the CPU compared at each point.
   if (w.network.sizes.count("batch")) {
-    model::SweepOptions sweep_options;
+    analysis::SweepOptions sweep_options;
     sweep_options.predict = w.predict;
     sweep_options.compare_host = host != nullptr;
     sweep_options.threads = so.threads;
-    const auto grid = model::sweep_grid({{"batch", so.batches}}, size_overrides(o));
-    m.batches = model::sweep(lower_at(o, system), system, grid, sweep_options);
-    m.device_bound_from = holds_from(m.batches, [](const model::SweepRow& r) {
+    const auto grid = analysis::sweep_grid({{"batch", so.batches}}, size_overrides(o));
+    m.batches = analysis::sweep(lower_at(o, system), system, grid, sweep_options);
+    m.device_bound_from = holds_from(m.batches, [](const analysis::SweepRow& r) {
       return model::host_binding(host_share(r)) == model::StepBinding::kDeviceBound;
     });
     if (host)
       m.accelerator_wins_from =
-          holds_from(m.batches, [](const model::SweepRow& r) { return r.host_speedup > 1; });
+          holds_from(m.batches, [](const analysis::SweepRow& r) { return r.host_speedup > 1; });
   }
 
   // The host link replaced by the compared one, on the same GPU.
@@ -98,13 +98,13 @@ ModeStudy study_mode(const WorkloadOptions& o, const hw::SystemSpec& system, con
     }
   }
 
-  m.whatif = model::whatif_device(w.lowered, system, w.predict, replacement);
+  m.whatif = analysis::whatif_device(w.lowered, system, w.predict, replacement);
   return m;
 }
 
 }  // namespace
 
-double host_share(const model::SweepRow& r) { return r.share_by_bound[model::Bound::kDispatch]; }
+double host_share(const analysis::SweepRow& r) { return r.share_by_bound[model::Bound::kDispatch]; }
 
 std::vector<std::string> study_workloads(const StudyOptions& o) {
   return select_workloads(o.suite, o.workloads);

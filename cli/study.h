@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/accelerability.h"
+#include "analysis/sweep.h"
+#include "analysis/whatif.h"
 #include "hw/system.h"
-#include "model/accelerability.h"
 #include "model/prediction.h"
-#include "model/sweep.h"
-#include "model/whatif.h"
 
 namespace amdahl::cli {
 
@@ -52,13 +52,13 @@ struct ModeStudy {
   graphs::Mode mode = graphs::Mode::kTrain;
   model::Prediction accel;                        // on the accelerator, the network's own batch
   std::optional<model::Prediction> host;          // every op on the host CPU (none: no host)
-  model::Accelerability at2, at10;                // k = 2 and k = 10
-  std::vector<model::SweepRow> batches;           // StudyOptions::batches, with the CPU compared
+  analysis::Accelerability at2, at10;             // k = 2 and k = 10
+  std::vector<analysis::SweepRow> batches;        // StudyOptions::batches, with the CPU compared
   std::optional<std::int64_t> device_bound_from;  // every batch from here device-bound
   std::optional<std::int64_t> accelerator_wins_from;  // every batch from here faster than the CPU
   std::optional<LinkStudy> link;      // none: no host link, or already the compared one
   std::vector<ScalingPoint> scaling;  // training on 1, 2, 4, ... of the system's GPUs
-  model::DeviceWhatIf whatif;         // the hypothetical device in the GPU's place
+  analysis::DeviceWhatIf whatif;      // the hypothetical device in the GPU's place
 };
 
 struct WorkloadStudy {
@@ -80,7 +80,7 @@ struct Study {
 std::vector<std::string> study_workloads(const StudyOptions& o);
 
 // The critical path's share of host dispatch and sync at one sweep point (by_bound "dispatch").
-double host_share(const model::SweepRow& r);
+double host_share(const analysis::SweepRow& r);
 
 // Runs the study on `system`. Every workload is loaded (and every error raised) before any is
 // studied. `progress(done, total, what)` is called before each workload and mode.

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <utility>
 
+#include "analysis/sweep.h"
 #include "cli/commands.h"
 #include "cli/figures.h"
 #include "cli/json_text.h"
@@ -23,7 +24,6 @@
 #include "cli/workload.h"
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
-#include "model/sweep.h"
 #include "util/error.h"
 #include "util/table.h"
 
@@ -66,20 +66,20 @@ void register_sweep(CLI::App& app) {
     if (!args->plot.empty()) check_plot(args->plot, o->force);  // fails before any work
     const hw::SystemSpec system = load_workload_system(*o);
     const Workload first = load_workload(*o);  // validates every input once
-    std::vector<model::SweepAxis> axes;
-    for (const auto& v : args->vary) axes.push_back(model::parse_vary(v));
+    std::vector<analysis::SweepAxis> axes;
+    for (const auto& v : args->vary) axes.push_back(analysis::parse_vary(v));
     // `gpus` is not a size: each of its values is a sweep of the size axes at that many
     // data-parallel replicas (the grid checks that no axis repeats).
-    std::vector<model::SweepAxis> size_axes;
+    std::vector<analysis::SweepAxis> size_axes;
     std::vector<std::int64_t> gpu_counts{o->gpus};
     for (const auto& a : axes)
       if (a.name == "gpus")
         gpu_counts = a.values;
       else
         size_axes.push_back(a);
-    model::sweep_grid(axes, {});  // a repeated axis is an error before any work
+    analysis::sweep_grid(axes, {});  // a repeated axis is an error before any work
     const bool scaling = gpu_counts.size() > 1 || o->gpus > 1 || gpu_counts.front() > 1;
-    model::SweepOptions so;
+    analysis::SweepOptions so;
     so.predict = first.predict;
     // The all-on-CPU comparison is of one device: not made for data-parallel steps.
     so.compare_host = !args->no_cpu && !scaling;
@@ -87,7 +87,7 @@ void register_sweep(CLI::App& app) {
     struct Row {
       std::int64_t gpus = 1;
       std::size_t point = 0;  // index in the size grid
-      model::SweepRow r;
+      analysis::SweepRow r;
     };
     std::vector<Row> rows;
     Progress bar;
@@ -98,13 +98,13 @@ void register_sweep(CLI::App& app) {
         throw UserError(fmt::format("--vary gpus: {} GPUs is more than amdahl models", g));
       WorkloadOptions at = *o;
       at.gpus = static_cast<int>(g);
-      const auto grid = model::sweep_grid(size_axes, size_overrides(at));
+      const auto grid = analysis::sweep_grid(size_axes, size_overrides(at));
       if (total == 0) total = grid.size() * gpu_counts.size();
       if (bar.shown())
         so.progress = [&bar, &finished, total](std::size_t done, std::size_t) {
           bar.update(finished + done, total, "sweep points");
         };
-      const auto points = model::sweep(lower_at(at, system), system, grid, so);
+      const auto points = analysis::sweep(lower_at(at, system), system, grid, so);
       finished += grid.size();
       for (std::size_t i = 0; i < points.size(); ++i) rows.push_back({g, i, points[i]});
     }
@@ -136,7 +136,7 @@ void register_sweep(CLI::App& app) {
 
     nlohmann::json points = nlohmann::json::array();
     for (const Row& each : rows) {
-      const model::SweepRow& r = each.r;
+      const analysis::SweepRow& r = each.r;
       nlohmann::json row = {{"sizes", r.sizes},
                             {"gpus", each.gpus},
                             {"batch", r.batch},
@@ -174,7 +174,7 @@ void register_sweep(CLI::App& app) {
     for (int b : bounds) head.push_back(fmt::format("bound_{}", model::BoundBreakdown::name(b)));
     Table t(head);
     for (const Row& each : rows) {
-      const model::SweepRow& r = each.r;
+      const analysis::SweepRow& r = each.r;
       std::vector<std::string> row;
       for (const auto& a : axes)
         row.push_back(std::to_string(a.name == "gpus" ? each.gpus : r.sizes.at(a.name)));

@@ -14,6 +14,8 @@
 #include <memory>
 #include <sstream>
 
+#include "analysis/accelerability.h"
+#include "analysis/whatif.h"
 #include "cli/assumption_text.h"
 #include "cli/commands.h"
 #include "cli/json_text.h"
@@ -21,8 +23,6 @@
 #include "cli/report.h"
 #include "cli/workload.h"
 #include "hw/system_loader.h"
-#include "model/accelerability.h"
-#include "model/whatif.h"
 #include "util/error.h"
 #include "util/input_file.h"
 #include "util/percent.h"
@@ -34,7 +34,7 @@ namespace {
 
 std::string times(double x) { return std::isinf(x) ? "inf" : fmt::format("{:.3f}x", x); }
 
-std::string join_classes(const model::ClassSpeedups& s) {
+std::string join_classes(const analysis::ClassSpeedups& s) {
   std::string out;
   for (int i = 0; i < kOpClassCount; ++i)
     if (s.factor[i] != 1.0)
@@ -42,7 +42,7 @@ std::string join_classes(const model::ClassSpeedups& s) {
   return out;
 }
 
-Table accelerability_table(const model::Accelerability& a) {
+Table accelerability_table(const analysis::Accelerability& a) {
   const std::string at_k = fmt::format("at {:g}x", a.k);
   Table t({"op class", "share", "busy", at_k, "speedup", "bound", "bound speedup"});
   for (const auto& c : a.classes)
@@ -51,7 +51,7 @@ Table accelerability_table(const model::Accelerability& a) {
   return t;
 }
 
-nlohmann::json accelerability_json(const model::Accelerability& a) {
+nlohmann::json accelerability_json(const analysis::Accelerability& a) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& c : a.classes)
     rows.push_back({{"op_class", op_class_name(c.op_class)},
@@ -82,12 +82,12 @@ void emit(const WorkloadOptions& o, OutputDir& out,
 void run_speedups(const WorkloadOptions& o, OutputDir& out, const std::string& speedup_text,
                   double k) {
   const Workload w = load_workload(o);
-  const model::ClassSpeedups speedups = model::parse_speedups(speedup_text);
+  const analysis::ClassSpeedups speedups = analysis::parse_speedups(speedup_text);
   const model::CostedStep step = model::cost_step(w.lowered, w.system, w.predict);
   const model::Prediction base = model::predict(step);
-  const model::WhatIf r = model::whatif(step, speedups);
-  const model::Accelerability acc = model::accelerability(step, k);
-  const std::string what = model::speedups_text(speedups);
+  const analysis::WhatIf r = analysis::whatif(step, speedups);
+  const analysis::Accelerability acc = analysis::accelerability(step, k);
+  const std::string what = analysis::speedups_text(speedups);
   const auto print = [&](std::ostream& os, Format format) {
     switch (format) {
       case Format::kJson: {
@@ -160,7 +160,8 @@ void run_device(const WorkloadOptions& o, OutputDir& out, const std::string& dev
   base_options.device.clear();
   const Workload w = load_workload(base_options);
   const hw::DeviceSpec replacement = hw::load_device_file(device_file);
-  const model::DeviceWhatIf r = model::whatif_device(w.lowered, w.system, w.predict, replacement);
+  const analysis::DeviceWhatIf r =
+      analysis::whatif_device(w.lowered, w.system, w.predict, replacement);
   const auto print = [&](std::ostream& os, Format format) {
     switch (format) {
       case Format::kJson: {

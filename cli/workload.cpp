@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "analysis/whatif.h"
 #include "graphs/point_lowering.h"
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
-#include "model/whatif.h"
 #include "util/error.h"
 #include "util/path_policy.h"
 #include "util/precision.h"
@@ -82,9 +82,10 @@ CLI::Validator positive_at_most(double most) {
 const CLI::Validator& speedup_factor() {
   static const CLI::Validator v(
       [](std::string& text) -> std::string {
-        return check_number(text, [](double x) { return model::speedup_factor_error(x, false); });
+        return check_number(text,
+                            [](double x) { return analysis::speedup_factor_error(x, false); });
       },
-      fmt::format("NUMBER {:g}..{:g}", model::kMinSpeedupFactor, model::kMaxSpeedupFactor));
+      fmt::format("NUMBER {:g}..{:g}", analysis::kMinSpeedupFactor, analysis::kMaxSpeedupFactor));
   return v;
 }
 
@@ -251,7 +252,7 @@ Workload load_workload(const WorkloadOptions& o, const graphs::Bindings& sizes,
 // once, each worker lowers its structure once and re-evaluates the numbers per point; an
 // ONNX model is imported per point (the importer binds its symbolic dims) and its numbers
 // re-evaluated the same way.
-model::MakeLowerAt lower_at(const WorkloadOptions& o, const hw::SystemSpec& system) {
+analysis::MakeLowerAt lower_at(const WorkloadOptions& o, const hw::SystemSpec& system) {
   const graphs::LoweringOptions lo = lowering_options(o, system);
   std::function<std::shared_ptr<graphs::PointLowering>()> make;
   if (!o.onnx.empty()) {
@@ -267,7 +268,7 @@ model::MakeLowerAt lower_at(const WorkloadOptions& o, const hw::SystemSpec& syst
             : throw UserError("give the network with --model NAME, --onnx FILE or --graph FILE"));
     make = [network, lo] { return std::make_shared<graphs::PointLowering>(network, lo); };
   }
-  return [make]() -> model::LowerAt {
+  return [make]() -> analysis::LowerAt {
     auto points = make();
     return [points](const graphs::Bindings& sizes) -> const graphs::LoweredNetwork& {
       return points->at(sizes);

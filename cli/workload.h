@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/sweep.h"
 #include "graphs/lower.h"
 #include "graphs/network.h"
 #include "hw/system.h"
 #include "model/prediction.h"
-#include "model/sweep.h"
 
 namespace amdahl::cli {
 
@@ -24,7 +24,7 @@ const CLI::Validator& at_least_one();
 const CLI::Validator& finite_positive();
 // A finite number above 0 and at most `most` (a threshold whose larger values mean nothing).
 CLI::Validator positive_at_most(double most);
-// A speed-up factor in model::kMinSpeedupFactor..kMaxSpeedupFactor (whatif --k).
+// A speed-up factor in analysis::kMinSpeedupFactor..kMaxSpeedupFactor (whatif --k).
 const CLI::Validator& speedup_factor();
 // --precision: a workload precision (util/precision.h parse_workload_precision), listing them.
 const CLI::Validator& workload_precision();
@@ -78,7 +78,7 @@ Workload load_workload(const WorkloadOptions& o);
 // Lowers the network at each point of a sweep (graphs/point_lowering.h): the network file is
 // parsed once, each worker lowers its structure once and re-evaluates the numbers per point; an
 // ONNX model is imported per point (the importer binds its symbolic dims).
-model::MakeLowerAt lower_at(const WorkloadOptions& o, const hw::SystemSpec& system);
+analysis::MakeLowerAt lower_at(const WorkloadOptions& o, const hw::SystemSpec& system);
 // The system of --system with --variable-update applied to its runtime.
 hw::SystemSpec load_workload_system(const WorkloadOptions& o);
 // Lowering options from --mode, --precision and the system's runtime (sweeps lower per point).

@@ -1,4 +1,4 @@
-#include "model/explore.h"
+#include "analysis/explore.h"
 
 #include <fmt/format.h>
 
@@ -8,12 +8,12 @@
 #include <limits>
 #include <map>
 
+#include "analysis/sweep.h"
 #include "hw/units.h"
-#include "model/sweep.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
-namespace amdahl::model {
+namespace amdahl::analysis {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -264,12 +264,12 @@ PointResult Exploration::evaluate(std::size_t point, Workspace& w, std::string* 
   configure(w, c);
   PointResult r;
   try {
-    const CostedStep step = cost_step(*v.net, w.system, v.options);
+    const model::CostedStep step = model::cost_step(*v.net, w.system, v.options);
     // Holding the variant is what makes a grid configuration feasible; the baseline, elasticity
-    // and slice points measure the step time as predict does (which warns).
-    const hw::DeviceSpec& device = memory_device(step.placement);
+    // and slice points measure the step time as model::predict does (which warns).
+    const hw::DeviceSpec& device = model::memory_device(step.placement);
     if (c >= grid_begin_ &&
-        memory_exceeded(v.net->memory.peak_bytes, device.memory.capacity_bytes)) {
+        model::memory_exceeded(v.net->memory.peak_bytes, device.memory.capacity_bytes)) {
       r.step_s = kNaN;
       r.status = PointStatus::kOutOfMemory;
       if (error)
@@ -278,10 +278,10 @@ PointResult Exploration::evaluate(std::size_t point, Workspace& w, std::string* 
                              device.name, device.model);
       return r;
     }
-    const Schedule schedule = simulate(step.input);
+    const model::Schedule schedule = model::simulate(step.input);
     r.step_s = schedule.makespan_s;
-    check_step_time(r.step_s, v.label);
-    r.by_bound = bound_times(schedule);
+    model::check_step_time(r.step_s, v.label);
+    r.by_bound = model::bound_times(schedule);
   } catch (const UserError& e) {
     r = PointResult{};
     r.step_s = kNaN;
@@ -420,4 +420,4 @@ ExploreSummary summarize(const Exploration& e, const std::vector<PointResult>& r
   return s;
 }
 
-}  // namespace amdahl::model
+}  // namespace amdahl::analysis

@@ -1,18 +1,18 @@
-#include "model/accelerability.h"
+#include "analysis/accelerability.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
 
-#include "model/whatif.h"
+#include "analysis/whatif.h"
 
-namespace amdahl::model {
+namespace amdahl::analysis {
 
-Accelerability accelerability(const CostedStep& step, double k) {
+Accelerability accelerability(const model::CostedStep& step, double k) {
   Accelerability a;
   a.k = k;
-  const Schedule base = simulate(step.input);
+  const model::Schedule base = model::simulate(step.input);
   a.baseline_s = base.makespan_s;
   const graphs::OpGraph& g = step.net->graph;
 
@@ -23,13 +23,13 @@ Accelerability accelerability(const CostedStep& step, double k) {
     present[c] = true;
     busy[c] += step.input.costs[id].time_s;
   }
-  for (const ScheduledCopy& c : base.copies) {
+  for (const model::ScheduledCopy& c : base.copies) {
     const int t = static_cast<int>(OpClass::kTransfer);
     present[t] = true;
     busy[t] += c.end_s - c.start_s;
   }
   double host = 0;
-  for (const PathInterval& iv : base.critical_path) {
+  for (const model::PathInterval& iv : base.critical_path) {
     const double dt = iv.end_s - iv.start_s;
     if (iv.op == graphs::kNoOp) {
       host += dt;
@@ -53,10 +53,10 @@ Accelerability accelerability(const CostedStep& step, double k) {
     ClassSpeedups faster, zero;
     faster.factor[i] = k;
     zero.factor[i] = std::numeric_limits<double>::infinity();
-    c.at_k_s = simulate(with_speedups(step, faster).input).makespan_s;
-    check_step_time(c.at_k_s, fmt::format("{} on {} with {}", step.net->name, step.system->name,
-                                          speedups_text(faster)));
-    c.bound_s = simulate(with_speedups(step, zero).input).makespan_s;
+    c.at_k_s = model::simulate(with_speedups(step, faster).input).makespan_s;
+    model::check_step_time(c.at_k_s, fmt::format("{} on {} with {}", step.net->name,
+                                                 step.system->name, speedups_text(faster)));
+    c.bound_s = model::simulate(with_speedups(step, zero).input).makespan_s;
     c.speedup_at_k = ratio(c.at_k_s);
     c.bound_speedup = ratio(c.bound_s);
     a.classes.push_back(c);
@@ -66,4 +66,4 @@ Accelerability accelerability(const CostedStep& step, double k) {
   return a;
 }
 
-}  // namespace amdahl::model
+}  // namespace amdahl::analysis

@@ -10,7 +10,7 @@
 
 #include "model/prediction.h"
 
-namespace amdahl::model {
+namespace amdahl::analysis {
 
 struct ClassAccelerability {
   OpClass op_class = OpClass::kGemm;
@@ -30,6 +30,6 @@ struct Accelerability {
   std::vector<ClassAccelerability> classes;  // classes with ops in the step, by share, desc
 };
 
-Accelerability accelerability(const CostedStep& step, double k = 10);
+Accelerability accelerability(const model::CostedStep& step, double k = 10);
 
-}  // namespace amdahl::model
+}  // namespace amdahl::analysis

@@ -1,4 +1,4 @@
-#include "model/sweep.h"
+#include "analysis/sweep.h"
 
 #include <catch2/catch.hpp>
 
@@ -9,6 +9,7 @@
 
 using namespace amdahl;
 using namespace amdahl::model;
+using namespace amdahl::analysis;
 
 TEST_CASE("parse_vary: lists, ranges, steps and geometric ranges", "[model][sweep]") {
   CHECK(parse_vary("batch=1,2,4").values == std::vector<std::int64_t>{1, 2, 4});

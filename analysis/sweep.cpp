@@ -1,4 +1,4 @@
-#include "model/sweep.h"
+#include "analysis/sweep.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "util/error.h"
 #include "util/suggest.h"
 
-namespace amdahl::model {
+namespace amdahl::analysis {
 namespace {
 
 std::int64_t parse_positive(const std::string& text, const std::string& item) {
@@ -110,11 +110,11 @@ SweepRow evaluate_point(const LowerAt& lower_at, const hw::SystemSpec& system,
   SweepRow row;
   row.sizes = sizes;
   const graphs::LoweredNetwork& net = lower_at(sizes);
-  PredictOptions po = options.predict;
+  model::PredictOptions po = options.predict;
   const auto b = sizes.find("batch");
   if (b != sizes.end()) po.batch = b->second;
   row.batch = po.batch;
-  const Prediction p = predict(net, system, po);
+  const model::Prediction p = model::predict(net, system, po);
   row.step_s = p.step_time_s;
   row.samples_per_s = p.samples_per_s;
   row.share_by_class = p.by_class.shares_of(p.step_time_s);
@@ -122,10 +122,10 @@ SweepRow evaluate_point(const LowerAt& lower_at, const hw::SystemSpec& system,
   const std::string device = po.device.empty() ? system.default_device : po.device;
   const hw::DeviceSpec& accel = system.device(device);
   if (options.compare_host && accel.kind != hw::DeviceKind::kCpu && system.host_of(device)) {
-    PredictOptions on_host = po;
-    on_host.placement = PlacementSpec{};
+    model::PredictOptions on_host = po;
+    on_host.placement = model::PlacementSpec{};
     on_host.placement.all = "host";
-    const CostedStep st = cost_step(net, system, on_host);
+    const model::CostedStep st = model::cost_step(net, system, on_host);
     row.host_step_s = step_time(st, st.input.costs);
     row.host_speedup = row.step_s > 0 ? row.host_step_s / row.step_s : 0;
   }
@@ -179,4 +179,4 @@ std::vector<SweepRow> sweep(const MakeLowerAt& make_lower_at, const hw::SystemSp
   return rows;
 }
 
-}  // namespace amdahl::model
+}  // namespace amdahl::analysis

@@ -16,7 +16,7 @@
 #include "graphs/expr.h"
 #include "model/prediction.h"
 
-namespace amdahl::model {
+namespace amdahl::analysis {
 
 // One --vary: a size name and its values.
 struct SweepAxis {
@@ -43,16 +43,16 @@ struct SweepRow {
   std::int64_t batch = 0;
   double step_s = 0;
   double samples_per_s = 0;
-  ClassBreakdown share_by_class;  // critical-path share; sums to 1
-  BoundBreakdown share_by_bound;
+  model::ClassBreakdown share_by_class;  // critical-path share; sums to 1
+  model::BoundBreakdown share_by_bound;
   double host_step_s = 0;   // every op on the host CPU; 0 when not compared
   double host_speedup = 0;  // host_step_s / step_s: the accelerator's speedup over the CPU
 };
 
 struct SweepOptions {
-  PredictOptions predict;    // device, mode, precision, placement
-  bool compare_host = true;  // also predict with every op on the host CPU
-  unsigned threads = 0;      // 0: std::thread::hardware_concurrency()
+  model::PredictOptions predict;  // device, mode, precision, placement
+  bool compare_host = true;       // also predict with every op on the host CPU
+  unsigned threads = 0;           // 0: std::thread::hardware_concurrency()
   // Called after each point with the number of points done (one call at a time, from the
   // worker that finished it); none when empty.
   std::function<void(std::size_t done, std::size_t total)> progress;
@@ -70,4 +70,4 @@ using MakeLowerAt = std::function<LowerAt()>;
 std::vector<SweepRow> sweep(const MakeLowerAt& make_lower_at, const hw::SystemSpec& system,
                             const std::vector<graphs::Bindings>& grid, const SweepOptions& options);
 
-}  // namespace amdahl::model
+}  // namespace amdahl::analysis

@@ -3,7 +3,7 @@
 // lowered network at its sizes, mode, precision and GPU count: a "variant") predicted on every
 // configuration of a grid over hardware parameters of a system (hw/parameter.h). Networks are
 // lowered once; a configuration only changes device, link and runtime numbers, so each point
-// is cost_step + simulate on the lowered variant.
+// is model::cost_step + model::simulate on the lowered variant.
 //
 // Besides the grid, the configurations evaluated are (all through the same points):
 //   baseline     the system as loaded
@@ -25,7 +25,7 @@
 #include "hw/parameter.h"
 #include "model/prediction.h"
 
-namespace amdahl::model {
+namespace amdahl::analysis {
 
 struct HardwareAxis {
   hw::SystemParameter parameter;
@@ -40,7 +40,7 @@ struct Variant {
   graphs::Bindings sizes;
   int gpus = 1;
   const graphs::LoweredNetwork* net = nullptr;  // outlives the exploration
-  PredictOptions options;
+  model::PredictOptions options;
 };
 
 // Parses one --vary of a hardware parameter: "PATH=VALUES" with VALUES a list of items, each a
@@ -70,7 +70,7 @@ struct Configuration {
 // Whether a point has a step time, and why not.
 enum class PointStatus : std::uint8_t {
   kOk,
-  kRefused,      // the model refuses it (a step beyond kMaxStepSeconds, an impossible placement)
+  kRefused,  // the model refuses it (a step beyond model::kMaxStepSeconds, an impossible placement)
   kOutOfMemory,  // the variant's memory footprint exceeds its device's capacity (infeasible)
 };
 // "ok", "refused", "out_of_memory" (explore.csv's status column).
@@ -79,8 +79,8 @@ std::string_view point_status_name(PointStatus s);
 // One prediction, small and trivially copyable (it travels between MPI ranks and into the
 // checkpoint as bytes).
 struct PointResult {
-  double step_s = 0;                           // NaN unless status is kOk
-  std::array<double, kBoundCount> by_bound{};  // critical-path seconds per Bound
+  double step_s = 0;                                  // NaN unless status is kOk
+  std::array<double, model::kBoundCount> by_bound{};  // critical-path seconds per model::Bound
   PointStatus status = PointStatus::kOk;
 };
 static_assert(std::is_trivially_copyable_v<PointResult>);
@@ -116,10 +116,10 @@ class Exploration {
   Workspace workspace() const { return Workspace{*base_}; }
   // The system of configuration `c` (what a point is predicted on).
   void configure(Workspace& w, std::size_t c) const;
-  // Point `point` predicted. A point the model refuses (a step beyond kMaxStepSeconds, a
+  // Point `point` predicted. A point the model refuses (a step beyond model::kMaxStepSeconds, a
   // placement the configuration cannot hold) or, in the grid, whose variant's memory footprint
-  // exceeds its device's capacity (model::memory_exceeded, the rule predict warns by: the
-  // analysis points measure the time regardless, as predict does) has step_s NaN and that
+  // exceeds its device's capacity (model::memory_exceeded, the rule model::predict warns by: the
+  // analysis points measure the time regardless, as model::predict does) has step_s NaN and that
   // status; `error` says why when given.
   PointResult evaluate(std::size_t point, Workspace& w, std::string* error = nullptr) const;
 
@@ -166,4 +166,4 @@ double geometric_mean(const std::vector<double>& x);
 ExploreSummary summarize(const Exploration& e, const std::vector<PointResult>& results,
                          double knee_threshold);
 
-}  // namespace amdahl::model
+}  // namespace amdahl::analysis

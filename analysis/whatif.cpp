@@ -1,4 +1,4 @@
-#include "model/whatif.h"
+#include "analysis/whatif.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "util/error.h"
 #include "util/suggest.h"
 
-namespace amdahl::model {
+namespace amdahl::analysis {
 
 bool ClassSpeedups::any() const {
   for (double f : factor)
@@ -74,7 +74,7 @@ std::string speedups_text(const ClassSpeedups& s) {
 }
 
 namespace {
-void scale(OpCost& c, double k) {
+void scale(model::OpCost& c, double k) {
   if (k == 1.0) return;
   if (std::isinf(k)) {
     c.time_s = c.compute_s = c.memory_s = c.latency_s = c.transfer_s = 0;
@@ -88,16 +88,16 @@ void scale(OpCost& c, double k) {
 }
 }  // namespace
 
-std::vector<OpCost> scaled_costs(const CostedStep& step, const ClassSpeedups& s) {
-  std::vector<OpCost> costs = step.input.costs;
+std::vector<model::OpCost> scaled_costs(const model::CostedStep& step, const ClassSpeedups& s) {
+  std::vector<model::OpCost> costs = step.input.costs;
   const graphs::OpGraph& g = step.net->graph;
   for (graphs::OpId id = 0; id < costs.size(); ++id)
     scale(costs[id], s.factor[static_cast<int>(g.op(id).op_class)]);
   return costs;
 }
 
-CostedStep with_speedups(const CostedStep& step, const ClassSpeedups& s) {
-  CostedStep out = step;
+model::CostedStep with_speedups(const model::CostedStep& step, const ClassSpeedups& s) {
+  model::CostedStep out = step;
   out.input.costs = scaled_costs(step, s);
   const double k = s.factor[static_cast<int>(OpClass::kTransfer)];
   if (std::isinf(k)) {
@@ -113,24 +113,24 @@ CostedStep with_speedups(const CostedStep& step, const ClassSpeedups& s) {
   return out;
 }
 
-WhatIf whatif(const CostedStep& step, const ClassSpeedups& speedups) {
+WhatIf whatif(const model::CostedStep& step, const ClassSpeedups& speedups) {
   WhatIf w;
-  const Schedule base = simulate(step.input);
+  const model::Schedule base = model::simulate(step.input);
   w.baseline_s = base.makespan_s;
-  w.new_s = simulate(with_speedups(step, speedups).input).makespan_s;
-  check_step_time(w.new_s, fmt::format("{} on {} with {}", step.net->name, step.system->name,
-                                       speedups_text(speedups)));
+  w.new_s = model::simulate(with_speedups(step, speedups).input).makespan_s;
+  model::check_step_time(w.new_s, fmt::format("{} on {} with {}", step.net->name, step.system->name,
+                                              speedups_text(speedups)));
   ClassSpeedups zero;
   for (int i = 0; i < kOpClassCount; ++i)
     if (speedups.factor[i] != 1.0) zero.factor[i] = std::numeric_limits<double>::infinity();
-  w.bound_s = simulate(with_speedups(step, zero).input).makespan_s;
+  w.bound_s = model::simulate(with_speedups(step, zero).input).makespan_s;
   w.speedup = w.new_s > 0 ? w.baseline_s / w.new_s : std::numeric_limits<double>::infinity();
   w.bound_speedup =
       w.bound_s > 0 ? w.baseline_s / w.bound_s : std::numeric_limits<double>::infinity();
 
   // Amdahl's formula from the critical-path shares of the baseline.
   std::array<double, kOpClassCount> on_path{};
-  for (const PathInterval& iv : base.critical_path) {
+  for (const model::PathInterval& iv : base.critical_path) {
     if (iv.op == graphs::kNoOp) continue;
     const int c = iv.copy >= 0 ? static_cast<int>(OpClass::kTransfer)
                                : static_cast<int>(step.net->graph.op(iv.op).op_class);
@@ -162,24 +162,25 @@ hw::SystemSpec replace_device(const hw::SystemSpec& system, const std::string& i
 }
 
 DeviceWhatIf whatif_device(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
-                           const PredictOptions& options, const hw::DeviceSpec& replacement) {
+                           const model::PredictOptions& options,
+                           const hw::DeviceSpec& replacement) {
   DeviceWhatIf w;
-  w.baseline = predict(net, system, options);
+  w.baseline = model::predict(net, system, options);
   const std::string instance = options.device.empty() ? system.default_device : options.device;
   const hw::SystemSpec changed = replace_device(system, instance, replacement);
-  const CostedStep step = cost_step(net, changed, options);
-  Schedule s = simulate(step.input);
-  w.changed = account(step, step.input.costs, std::move(s));
+  const model::CostedStep step = model::cost_step(net, changed, options);
+  model::Schedule s = model::simulate(step.input);
+  w.changed = model::account(step, step.input.costs, std::move(s));
   w.speedup = w.changed.step_time_s > 0 ? w.baseline.step_time_s / w.changed.step_time_s
                                         : std::numeric_limits<double>::infinity();
   // The limit of any faster accelerator: its ops take no time.
-  std::vector<OpCost> zero = step.input.costs;
+  std::vector<model::OpCost> zero = step.input.costs;
   for (std::size_t i = 0; i < zero.size(); ++i)
-    if (step.input.resources[i] == Resource::kCompute) zero[i] = OpCost{};
-  w.bound_s = simulate(step.input, zero).makespan_s;
+    if (step.input.resources[i] == model::Resource::kCompute) zero[i] = model::OpCost{};
+  w.bound_s = model::simulate(step.input, zero).makespan_s;
   w.bound_speedup =
       w.bound_s > 0 ? w.baseline.step_time_s / w.bound_s : std::numeric_limits<double>::infinity();
   return w;
 }
 
-}  // namespace amdahl::model
+}  // namespace amdahl::analysis

@@ -19,7 +19,7 @@
 
 #include "model/prediction.h"
 
-namespace amdahl::model {
+namespace amdahl::analysis {
 
 struct ClassSpeedups {
   std::array<double, kOpClassCount> factor;  // 1: unchanged; inf: zero cost
@@ -32,7 +32,7 @@ struct ClassSpeedups {
 // below what the printed step shows (a 1 s class becomes 1 us: 'inf' says zero cost exactly);
 // below 1e-6 a 1 ms op takes 1000 s, slower than any device amdahl models. The range keeps a
 // what-if within twelve decades of the predicted step, so that every printed time and ratio is
-// a number; the step-time cap (kMaxStepSeconds) still applies to the result.
+// a number; the step-time cap (model::kMaxStepSeconds) still applies to the result.
 inline constexpr double kMinSpeedupFactor = 1e-6;
 inline constexpr double kMaxSpeedupFactor = 1e6;
 // Empty when `k` is such a factor (inf only when `inf_allowed`), else the rule it breaks:
@@ -45,9 +45,9 @@ ClassSpeedups parse_speedups(const std::string& text);
 std::string speedups_text(const ClassSpeedups& s);
 
 // The step's per-op costs with the speedups applied.
-std::vector<OpCost> scaled_costs(const CostedStep& step, const ClassSpeedups& s);
+std::vector<model::OpCost> scaled_costs(const model::CostedStep& step, const ClassSpeedups& s);
 // The step with the speedups applied to its costs and (for `transfer`) to its link.
-CostedStep with_speedups(const CostedStep& step, const ClassSpeedups& s);
+model::CostedStep with_speedups(const model::CostedStep& step, const ClassSpeedups& s);
 
 struct WhatIf {
   double baseline_s = 0;
@@ -59,7 +59,7 @@ struct WhatIf {
   double amdahl_formula_speedup = 1;  // from the shares, ignoring overlap
 };
 
-WhatIf whatif(const CostedStep& step, const ClassSpeedups& speedups);
+WhatIf whatif(const model::CostedStep& step, const ClassSpeedups& speedups);
 
 // `system` with device `instance` replaced by `replacement` (keeping the instance name).
 // Throws UserError for an unknown instance.
@@ -67,16 +67,16 @@ hw::SystemSpec replace_device(const hw::SystemSpec& system, const std::string& i
                               hw::DeviceSpec replacement);
 
 struct DeviceWhatIf {
-  Prediction baseline;
-  Prediction changed;
+  model::Prediction baseline;
+  model::Prediction changed;
   double speedup = 1;  // baseline / changed
   double bound_s = 0;  // every accelerator op at zero cost: host, copies and dispatch remain
   double bound_speedup = 1;
 };
 
 // The step on the system's accelerator and on `replacement` in its place. Throws as
-// predict().
+// model::predict().
 DeviceWhatIf whatif_device(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
-                           const PredictOptions& options, const hw::DeviceSpec& replacement);
+                           const model::PredictOptions& options, const hw::DeviceSpec& replacement);
 
-}  // namespace amdahl::model
+}  // namespace amdahl::analysis

@@ -2,18 +2,19 @@
 // baseline exactly, and the Amdahl bound is the re-simulated time with the class at zero
 // cost.
 
-#include "model/whatif.h"
+#include "analysis/whatif.h"
 
 #include <catch2/catch.hpp>
 #include <limits>
 
+#include "analysis/accelerability.h"
 #include "graphs/zoo.h"
 #include "hw/system_loader.h"
-#include "model/accelerability.h"
 #include "util/error.h"
 
 using namespace amdahl;
 using namespace amdahl::model;
+using namespace amdahl::analysis;
 
 namespace {
 

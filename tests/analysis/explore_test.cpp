@@ -3,18 +3,19 @@
 // predicted) and the closed form of a step that is one compute-bound and one memory-bound op;
 // the configurations, knees, Pareto front and geometric mean against hand-made numbers.
 
-#include "model/explore.h"
+#include "analysis/explore.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "../model/test_device.h"
+#include "analysis/sweep.h"
 #include "hw/system_loader.h"
-#include "model/sweep.h"
-#include "test_device.h"
 #include "util/error.h"
 
 using namespace amdahl;
 using namespace amdahl::model;
+using namespace amdahl::analysis;
 
 namespace {
 
