@@ -1,4 +1,4 @@
-// amdahl explore: design-space exploration (model/explore.h, docs/explore.md). A workload set
+// amdahl explore: design-space exploration (analysis/explore.h, docs/explore.md). A workload set
 // times a grid over hardware parameters of a system (--vary PATH=VALUES, hw/parameter.h), and
 // over GPU counts and network sizes; every point predicted on all cores and, under mpirun, on
 // every rank (cli/explore_runner.h). Answers: the elasticity of each workload's step time to

@@ -1,4 +1,4 @@
-// Design-space exploration (model/explore.h): on a toy device with round numbers the
+// Design-space exploration (analysis/explore.h): on a toy device with round numbers the
 // elasticities equal finite differences computed by hand (two systems changed by hand and
 // predicted) and the closed form of a step that is one compute-bound and one memory-bound op;
 // the configurations, knees, Pareto front and geometric mean against hand-made numbers.

@@ -29,7 +29,7 @@ def case(name, args, message, files=None, absent=None, exit=2):
                       absent=absent or [], check=no_long_number))
 
 
-# --- speed-up factors on the command line (model/whatif.h kMinSpeedupFactor..kMaxSpeedupFactor)
+# --- speed-up factors on the command line (analysis/whatif.h kMinSpeedupFactor..kMaxSpeedupFactor)
 for label, value in [("tiny", "1e-300"), ("huge", "1e300"), ("nan", "nan"), ("infinity", "infinity"),
                      ("subnormal", "1e-320"), ("negzero", "-0"), ("hex", "0x1p-1000"),
                      ("neginf", "-inf")]:
