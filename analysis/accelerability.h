@@ -1,5 +1,5 @@
 #pragma once
-// Accelerability per op class (docs/architecture.md, model/): each class's share of the
+// Accelerability per op class (docs/architecture.md, analysis/): each class's share of the
 // step's critical path and busy time, the step time were the class k times faster, and
 // the Amdahl bound, the step time with the class at zero cost. Every figure comes from
 // re-simulating the step (analysis/whatif.h), so overlap with host dispatch and copies is
