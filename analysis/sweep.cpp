@@ -179,4 +179,14 @@ std::vector<SweepRow> sweep(const MakeLowerAt& make_lower_at, const hw::SystemSp
   return rows;
 }
 
+double host_share(const SweepRow& r) { return r.share_by_bound[model::Bound::kDispatch]; }
+
+Scaling scaling_against(double samples_per_s, std::int64_t gpus, double base_samples_per_s,
+                        std::int64_t base_gpus) {
+  Scaling s;
+  s.speedup = base_samples_per_s > 0 ? samples_per_s / base_samples_per_s : 0.0;
+  s.efficiency = s.speedup * static_cast<double>(base_gpus) / static_cast<double>(gpus);
+  return s;
+}
+
 }  // namespace amdahl::analysis

@@ -49,6 +49,17 @@ struct SweepRow {
   double host_speedup = 0;  // host_step_s / step_s: the accelerator's speedup over the CPU
 };
 
+// The critical path's share of host dispatch and sync at one point (share_by_bound dispatch).
+double host_share(const SweepRow& r);
+
+// A throughput on `gpus` data-parallel ranks against a base run on `base_gpus`.
+struct Scaling {
+  double speedup = 1;     // samples_per_s / base_samples_per_s; 0 when the base is 0
+  double efficiency = 1;  // speedup * base_gpus / gpus: 1 is linear scaling
+};
+Scaling scaling_against(double samples_per_s, std::int64_t gpus, double base_samples_per_s,
+                        std::int64_t base_gpus);
+
 struct SweepOptions {
   model::PredictOptions predict;  // device, mode, precision, placement
   bool compare_host = true;       // also predict with every op on the host CPU

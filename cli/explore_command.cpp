@@ -30,6 +30,7 @@
 #include "cli/workload.h"
 #include "graphs/zoo.h"
 #include "hw/quantity_expr.h"
+#include "hw/topology.h"
 #include "hw/units.h"
 #include "util/error.h"
 #include "util/input_log.h"
@@ -215,7 +216,7 @@ std::unique_ptr<Setup> make_setup(const ExploreArgs& a) {
         "explore: give at least one --vary over a hardware parameter (a key path such as "
         "gpu0.peak.fp32 or gpu0.memory.bandwidth; `amdahl describe hw` lists the keys)");
 
-  const int capacity = data_parallel_capacity(s->system);
+  const int capacity = hw::data_parallel_capacity(s->system);
   for (const std::int64_t g : s->gpu_counts)
     if (g > capacity)
       throw UserError(fmt::format("--vary gpus: {} GPUs, but {} has {} {} (over {} node{})", g,

@@ -37,7 +37,9 @@ namespace {
 
 std::string num(double v) { return fmt::format("{:.6g}", v); }
 std::string times(double v) { return std::isfinite(v) ? fmt::format("{:.2f}x", v) : "inf"; }
-std::string mode_text(const ModeStudy& m) { return std::string(graphs::mode_name(m.mode)); }
+std::string mode_text(const analysis::ModeStudy& m) {
+  return std::string(graphs::mode_name(m.mode));
+}
 
 // The CSV files, one table each over every workload and mode.
 struct Csv {
@@ -153,7 +155,8 @@ class Doc {
 };
 
 // One workload and mode: its Markdown section, and its rows of the CSV files.
-void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, const ModeStudy& m) {
+void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name,
+                const analysis::ModeStudy& m) {
   const model::Prediction& p = m.accel;
   const std::string mode = mode_text(m);
   doc.heading(3, "{}: {}", name, mode);
@@ -232,7 +235,7 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
                : std::string("no host CPU to compare"));
     Table s({"batch", "step", "samples/s", "host share", "binding", "CPU step", "speedup"});
     for (const analysis::SweepRow& r : m.batches) {
-      const double host = host_share(r);
+      const double host = analysis::host_share(r);
       const std::string binding(model::binding_name(model::host_binding(host)));
       const bool cpu = r.host_step_s > 0;
       s.add({std::to_string(r.batch), seconds(r.step_s), fmt::format("{:.1f}", r.samples_per_s),
@@ -246,7 +249,7 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
   }
 
   if (m.link) {
-    const LinkStudy& l = *m.link;
+    const analysis::LinkStudy& l = *m.link;
     doc.paragraph("Host link: with {} links in place of {}, the step takes {} ({} of {}).", l.to,
                   l.from, seconds(l.changed_step_s), times(l.slowdown), seconds(l.step_s));
     csv.link.add({name, mode, l.from, l.to, num(l.step_s), num(l.changed_step_s), num(l.slowdown)});
@@ -256,11 +259,11 @@ void write_mode(Doc& doc, Csv& csv, const Study& st, const std::string& name, co
     doc.paragraph("Data-parallel training over {}'s GPUs (batch {} per GPU):", st.system.name,
                   p.batch);
     Table s({"GPUs", "step", "samples/s", "speedup", "efficiency", "exposed communication"});
-    for (const ScalingPoint& g : m.scaling) {
+    for (const analysis::ScalingPoint& g : m.scaling) {
       s.add({std::to_string(g.gpus), seconds(g.step_s), fmt::format("{:.1f}", g.samples_per_s),
-             times(g.speedup), pct(g.efficiency, 1), seconds(g.exposed_s)});
+             times(g.scaling.speedup), pct(g.scaling.efficiency, 1), seconds(g.exposed_s)});
       csv.scaling.add({name, std::to_string(g.gpus), num(g.step_s), num(g.samples_per_s),
-                       num(g.speedup), num(g.efficiency), num(g.exposed_s)});
+                       num(g.scaling.speedup), num(g.scaling.efficiency), num(g.exposed_s)});
     }
     doc.table(s);
   }
@@ -314,7 +317,7 @@ std::vector<Figure> study_figures(const Study& st) {
     std::vector<double> x;
     std::vector<Series> series;
     for (const WorkloadStudy& ws : st.workloads) {
-      const ModeStudy& m = ws.modes[k];
+      const analysis::ModeStudy& m = ws.modes[k];
       if (m.batches.empty() || !m.host) continue;
       Series s{ws.name, {}, std::nullopt};
       for (const analysis::SweepRow& r : m.batches) {
@@ -338,12 +341,12 @@ std::vector<Figure> study_figures(const Study& st) {
   std::vector<double> gpus;
   std::vector<Series> scaling;
   for (const WorkloadStudy& ws : st.workloads)
-    for (const ModeStudy& m : ws.modes) {
+    for (const analysis::ModeStudy& m : ws.modes) {
       if (m.scaling.empty()) continue;
       Series s{ws.name, {}, std::nullopt};
-      for (const ScalingPoint& g : m.scaling) {
+      for (const analysis::ScalingPoint& g : m.scaling) {
         if (scaling.empty()) gpus.push_back(g.gpus);
-        s.y.push_back(g.speedup);
+        s.y.push_back(g.scaling.speedup);
       }
       scaling.push_back(std::move(s));
     }
@@ -404,7 +407,7 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
   Table summary({"workload", "mode", "batch", "step", "samples/s", "binding", "host CPU step",
                  "accelerator speedup"});
   for (const WorkloadStudy& ws : st.workloads)
-    for (const ModeStudy& m : ws.modes)
+    for (const analysis::ModeStudy& m : ws.modes)
       summary.add({ws.name, mode_text(m), std::to_string(m.accel.batch),
                    seconds(m.accel.step_time_s), fmt::format("{:.1f}", m.accel.samples_per_s),
                    std::string(model::binding_name(model::step_binding(m.accel))),
@@ -451,7 +454,7 @@ void run_report(const ReportArgs& args, const std::string& command_line) {
   Csv csv;
   for (const WorkloadStudy& ws : st.workloads) {
     doc.heading(2, "{}", ws.name);
-    for (const ModeStudy& m : ws.modes) write_mode(doc, csv, st, ws.name, m);
+    for (const analysis::ModeStudy& m : ws.modes) write_mode(doc, csv, st, ws.name, m);
   }
 
   out.add("report.md", doc.markdown());

@@ -113,12 +113,9 @@ void register_sweep(CLI::App& app) {
     std::map<std::size_t, double> base_throughput;
     for (const Row& row : rows)
       if (row.gpus == base_gpus) base_throughput[row.point] = row.r.samples_per_s;
-    auto speedup = [&](const Row& row) {
-      const double base = base_throughput.at(row.point);
-      return base > 0 ? row.r.samples_per_s / base : 0.0;
-    };
-    auto efficiency = [&](const Row& row) {
-      return speedup(row) * static_cast<double>(base_gpus) / static_cast<double>(row.gpus);
+    auto scaling_of = [&](const Row& row) {
+      return analysis::scaling_against(row.r.samples_per_s, row.gpus, base_throughput.at(row.point),
+                                       base_gpus);
     };
     const bool gpus_varied = gpu_counts.size() > 1;
 
@@ -145,8 +142,8 @@ void register_sweep(CLI::App& app) {
                             {"share_by_class", named_json(r.share_by_class)},
                             {"share_by_bound", named_json(r.share_by_bound)}};
       if (gpus_varied) {
-        row["speedup"] = speedup(each);
-        row["scaling_efficiency"] = efficiency(each);
+        row["speedup"] = scaling_of(each).speedup;
+        row["scaling_efficiency"] = scaling_of(each).efficiency;
       }
       if (cpu) {
         row["cpu_step_time_s"] = r.host_step_s;
@@ -183,8 +180,8 @@ void register_sweep(CLI::App& app) {
       row.push_back(num(r.step_s));
       row.push_back(num(r.samples_per_s));
       if (gpus_varied) {
-        row.push_back(num(speedup(each)));
-        row.push_back(num(efficiency(each)));
+        row.push_back(num(scaling_of(each).speedup));
+        row.push_back(num(scaling_of(each).efficiency));
       }
       if (cpu) {
         row.push_back(num(r.host_step_s));
@@ -226,7 +223,7 @@ void register_sweep(CLI::App& app) {
       if (label.empty()) label = gpus_varied ? "speedup" : "accelerator";
       auto [it, fresh] = lines.try_emplace(label, Series{label, {}, std::nullopt});
       if (fresh) order.push_back(label);
-      it->second.y.push_back(gpus_varied ? speedup(each) : each.r.samples_per_s);
+      it->second.y.push_back(gpus_varied ? scaling_of(each).speedup : each.r.samples_per_s);
     }
     std::vector<Series> series;
     for (const auto& label : order) series.push_back(lines.at(label));

@@ -335,11 +335,4 @@ WorkloadOptions workload_entry(const std::string& entry) {
   return w;
 }
 
-int data_parallel_capacity(const hw::SystemSpec& system) {
-  const std::string& model = system.device(system.default_device).model;
-  const auto per_node = std::count_if(system.devices.begin(), system.devices.end(),
-                                      [&](const hw::DeviceSpec& d) { return d.model == model; });
-  return static_cast<int>(per_node) * system.nodes;
-}
-
 }  // namespace amdahl::cli

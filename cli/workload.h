@@ -101,8 +101,5 @@ std::string suites_help();
 // The options of one entry of a workload list (report --models, explore --models): a zoo
 // name, or a network YAML or ONNX file (by its extension).
 WorkloadOptions workload_entry(const std::string& entry);
-// How many devices of the default device's model the system has, over all its nodes: the most
-// data-parallel replicas it runs.
-int data_parallel_capacity(const hw::SystemSpec& system);
 
 }  // namespace amdahl::cli

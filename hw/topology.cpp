@@ -424,11 +424,26 @@ std::optional<Assumption> Topology::p2p_assumption(std::size_t link) const {
   return Assumption{AssumptionKind::kUnmeasuredP2p, {l.model}, {l.nominal_bytes_per_s}};
 }
 
-std::vector<std::string> data_parallel_devices(const SystemSpec& system, int gpus) {
+namespace {
+
+// One node's devices of the default device's model, in file order.
+std::vector<std::string> data_parallel_node(const SystemSpec& system) {
   const std::string& model = system.device(system.default_device).model;
   std::vector<std::string> per_node;
   for (const DeviceSpec& d : system.devices)
     if (d.model == model) per_node.push_back(d.name);
+  return per_node;
+}
+
+}  // namespace
+
+int data_parallel_capacity(const SystemSpec& system) {
+  return static_cast<int>(data_parallel_node(system).size()) * system.nodes;
+}
+
+std::vector<std::string> data_parallel_devices(const SystemSpec& system, int gpus) {
+  const std::string& model = system.device(system.default_device).model;
+  const std::vector<std::string> per_node = data_parallel_node(system);
   const long total = static_cast<long>(per_node.size()) * system.nodes;
   if (gpus < 1 || gpus > total)
     throw UserError(fmt::format(

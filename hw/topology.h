@@ -196,6 +196,10 @@ class Topology {
 // "n<node>.gpu0" when nodes > 1.
 std::string vertex_name(int nodes, int node, const std::string& device);
 
+// How many devices a data-parallel job can use: the system's devices of its default device's
+// model, over all its nodes.
+int data_parallel_capacity(const SystemSpec& system);
+
 // The devices a data-parallel job on `gpus` devices uses: the first `gpus` devices of the
 // system's default device's model, in file order, node 0's first, then node 1's, ... (vertex
 // names of hw::Topology). Throws UserError naming the system (name and file) and how many it

@@ -88,3 +88,14 @@ TEST_CASE("a sweep range ends at the largest integers and is bounded in points",
   CHECK_THROWS_WITH(sweep_grid({parse_vary("a=1..1000"), parse_vary("b=1..1000")}, {}),
                     Catch::Contains("the grid has more than 100000 points"));
 }
+
+TEST_CASE("scaling is throughput against the base run, efficiency per rank", "[model][sweep]") {
+  // 4 GPUs at 3x the throughput of 1: speedup 3, efficiency 3/4.
+  const Scaling s = scaling_against(300, 4, 100, 1);
+  CHECK(s.speedup == Approx(3.0));
+  CHECK(s.efficiency == Approx(0.75));
+  // Against a base of 2 GPUs, 8 GPUs at 4x: linear scaling (efficiency 1).
+  CHECK(scaling_against(400, 8, 100, 2).efficiency == Approx(1.0));
+  // A base that did not run (0 samples/s) gives 0, not infinity.
+  CHECK(scaling_against(100, 2, 0, 1).speedup == 0.0);
+}
