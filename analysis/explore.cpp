@@ -347,6 +347,15 @@ std::vector<std::size_t> pareto_front(const std::vector<double>& cost,
   return front;
 }
 
+std::optional<std::size_t> most_elastic(const std::vector<double>& elasticity) {
+  std::optional<std::size_t> best;
+  for (std::size_t a = 0; a < elasticity.size(); ++a)
+    if (std::fabs(elasticity[a]) >= kIndifferent &&
+        (!best || std::fabs(elasticity[a]) > std::fabs(elasticity[*best])))
+      best = a;
+  return best;
+}
+
 double geometric_mean(const std::vector<double>& x) {
   double sum = 0;
   std::size_t n = 0;

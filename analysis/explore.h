@@ -160,6 +160,13 @@ Knee knee(const std::vector<double>& x, const std::vector<double>& t, double thr
 // speedup), by ascending cost. NaN speedups are never on it.
 std::vector<std::size_t> pareto_front(const std::vector<double>& cost,
                                       const std::vector<double>& speedup);
+// An elasticity smaller than this (in magnitude) is indifference: a 1% change of the
+// parameter moves the step by less than 0.01%.
+inline constexpr double kIndifferent = 0.01;
+// The axis a variant's step time is most elastic to (largest |elasticity|, the first of equal
+// ones; a NaN elasticity, from a point without a time, is never chosen); nullopt when it is
+// indifferent to all of them (or there are none).
+std::optional<std::size_t> most_elastic(const std::vector<double>& elasticity);
 // exp(mean(log x)) of the finite positive values; NaN when there are none.
 double geometric_mean(const std::vector<double>& x);
 

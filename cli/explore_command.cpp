@@ -53,9 +53,6 @@ constexpr std::size_t kMaxExplorePoints = 1'000'000;
 // The least gain per step along an axis that still counts (Knee), unless --knee.
 constexpr double kDefaultKnee = 0.05;
 constexpr char kCheckpointName[] = "explore.checkpoint";
-// An elasticity smaller than this (in magnitude) is indifference: a 1% change of the
-// parameter moves the step by less than 0.01%.
-constexpr double kIndifferent = 0.01;
 // The most configurations the Pareto figure draws besides its front.
 constexpr std::size_t kFigurePoints = 20'000;
 // The most Pareto configurations the terminal's table lists (pareto.csv has them all).
@@ -508,11 +505,8 @@ Outputs render_outputs(const Setup& s, const std::vector<analysis::PointResult>&
   }());
   // The parameter the time is most elastic to; none when it is indifferent to all of them.
   auto most_elastic = [&](std::size_t v) -> std::string {
-    std::size_t best = 0;
-    for (std::size_t a = 1; a < na; ++a)
-      if (std::fabs(sum.elasticity[v][a]) > std::fabs(sum.elasticity[v][best])) best = a;
-    if (!(std::fabs(sum.elasticity[v][best]) >= kIndifferent)) return "none";
-    return s.axes[best].parameter.path();
+    const auto best = analysis::most_elastic(sum.elasticity[v]);
+    return best ? s.axes[*best].parameter.path() : "none";
   };
   // "+0.000" and "-0.000" read as signs where there is none.
   auto elasticity_text = [](double x) {

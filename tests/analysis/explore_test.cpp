@@ -224,3 +224,16 @@ TEST_CASE("a point whose footprint exceeds its device's memory is infeasible, co
   CHECK_FALSE(memory_exceeded(1, 1));
   CHECK_FALSE(memory_exceeded(1e30, 0));  // no stated capacity holds any footprint
 }
+
+TEST_CASE("the most elastic axis is the largest in magnitude, none below indifference",
+          "[model][explore]") {
+  // A time that halves with bandwidth (-1) beats one that grows slightly with latency.
+  CHECK(most_elastic({0.2, -1.0, 0.5}) == std::optional<std::size_t>(1));
+  // Equal magnitudes: the first axis.
+  CHECK(most_elastic({-0.5, 0.5}) == std::optional<std::size_t>(0));
+  // Every elasticity under kIndifferent (a 1% change moves the step by < 0.01%): none.
+  CHECK_FALSE(most_elastic({0.5 * kIndifferent, -0.5 * kIndifferent}).has_value());
+  // A NaN elasticity (a failed point) is never the choice, nor indifference's excuse.
+  CHECK(most_elastic({std::nan(""), 0.3}) == std::optional<std::size_t>(1));
+  CHECK_FALSE(most_elastic({}).has_value());
+}
