@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -180,6 +181,56 @@ DeviceWhatIf whatif_device(const graphs::LoweredNetwork& net, const hw::SystemSp
   w.bound_s = model::simulate(step.input, zero).makespan_s;
   w.bound_speedup =
       w.bound_s > 0 ? w.baseline.step_time_s / w.bound_s : std::numeric_limits<double>::infinity();
+  return w;
+}
+
+const RuntimeMode& runtime_mode_of(const hw::RuntimeSpec& runtime) {
+  for (const RuntimeMode& m : kRuntimeModes)
+    if (m.graph_capture == runtime.graph_capture && m.compile == runtime.compile) return m;
+  throw InternalError("kRuntimeModes lacks a combination of graph_capture and compile");
+}
+
+const model::Prediction& RuntimeWhatIf::changed() const {
+  for (const Row& r : modes)
+    if (r.mode == chosen) return r.prediction;
+  throw InternalError("RuntimeWhatIf without its chosen mode");
+}
+
+RuntimeWhatIf whatif_runtime(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
+                             const model::PredictOptions& options, const RuntimeMode& chosen) {
+  RuntimeWhatIf w;
+  w.baseline = model::predict(net, system, options);
+  w.baseline_mode = &runtime_mode_of(system.runtime);
+  w.chosen = &chosen;
+  for (const RuntimeMode& m : kRuntimeModes) {
+    hw::SystemSpec changed = system;
+    changed.runtime.graph_capture = m.graph_capture;
+    changed.runtime.compile = m.compile;
+    w.modes.push_back({&m, model::predict(net, changed, options)});
+  }
+  const double changed_s = w.changed().step_time_s;
+  w.speedup = changed_s > 0 ? w.baseline.step_time_s / changed_s : 0;
+  return w;
+}
+
+LinkWhatIf whatif_link(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
+                       const model::PredictOptions& options, const hw::LinkSpec& from,
+                       const hw::LinkSpec& to) {
+  LinkWhatIf w;
+  hw::SystemSpec changed = system;
+  w.replaced = changed.replace_links(from, to);
+  if (w.replaced.empty()) {
+    std::vector<std::string> models;
+    for (const auto& l : system.links) models.push_back(l.model);
+    if (system.network) models.push_back(system.network->link.model);
+    std::sort(models.begin(), models.end());
+    models.erase(std::unique(models.begin(), models.end()), models.end());
+    throw UserError(fmt::format("system '{}' ({}) has no {} link; its links: {}", system.name,
+                                system.file, from.model, join(models)));
+  }
+  w.baseline = model::predict(net, system, options);
+  w.changed = model::predict(net, changed, options);
+  w.speedup = w.baseline.step_time_s / w.changed.step_time_s;
   return w;
 }
 

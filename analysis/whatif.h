@@ -13,9 +13,15 @@
 //   amdahl_formula  = 1 / ((1 - sum f_c) + sum f_c / k_c), f_c the class's critical-path
 //                     share of the baseline (Amdahl 1967), for comparison
 // With every factor 1, new equals baseline exactly (the same costs are simulated).
+//
+// The other what-ifs predict the step again on a changed system: another accelerator in the
+// default device's place (whatif_device), the runtime in another execution mode
+// (whatif_runtime), or one kind of link replaced by another (whatif_link).
 
 #include <array>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "model/prediction.h"
 
@@ -78,5 +84,53 @@ struct DeviceWhatIf {
 // model::predict().
 DeviceWhatIf whatif_device(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
                            const model::PredictOptions& options, const hw::DeviceSpec& replacement);
+
+// The execution modes a runtime what-if names, and what each sets in the system's runtime.
+struct RuntimeMode {
+  std::string_view name;
+  bool graph_capture;
+  bool compile;
+  std::string_view description;
+};
+inline constexpr std::array<RuntimeMode, 4> kRuntimeModes{{
+    {"eager", false, false, "one framework call per op"},
+    {"graph", true, false, "the step replayed from a captured CUDA graph"},
+    {"compiled", false, true, "elementwise chains fused into one kernel each"},
+    {"compiled+graph", true, true, "compiled and replayed from a captured graph"},
+}};
+// The mode `runtime` runs in (every combination of its two switches is one).
+const RuntimeMode& runtime_mode_of(const hw::RuntimeSpec& runtime);
+
+struct RuntimeWhatIf {
+  struct Row {
+    const RuntimeMode* mode;
+    model::Prediction prediction;
+  };
+  model::Prediction baseline;                // the system's runtime as it is
+  const RuntimeMode* baseline_mode;          // the mode it runs in
+  const RuntimeMode* chosen;                 // the mode asked for
+  std::vector<Row> modes;                    // every mode of kRuntimeModes, in its order
+  double speedup = 1;                        // baseline / the chosen mode's step; 0 when that is 0
+  const model::Prediction& changed() const;  // the chosen mode's prediction
+};
+
+// The step with the system's runtime in every execution mode. Throws as model::predict().
+RuntimeWhatIf whatif_runtime(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
+                             const model::PredictOptions& options, const RuntimeMode& chosen);
+
+struct LinkWhatIf {
+  model::Prediction baseline;
+  model::Prediction changed;
+  std::vector<std::string> replaced;  // the names of the links replaced
+  double speedup = 1;                 // baseline / changed
+};
+
+// The step with every link of the system whose model is `from`'s taking `to`'s numbers,
+// keeping its name and ends (hw::SystemSpec::replace_links): what the interconnect is worth
+// to the step, its copies and its all-reduces. Throws UserError when the system has no such
+// link, naming its link models; else as model::predict().
+LinkWhatIf whatif_link(const graphs::LoweredNetwork& net, const hw::SystemSpec& system,
+                       const model::PredictOptions& options, const hw::LinkSpec& from,
+                       const hw::LinkSpec& to);
 
 }  // namespace amdahl::analysis

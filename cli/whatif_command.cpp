@@ -1,7 +1,8 @@
 // amdahl whatif: re-simulate the step with op classes made faster (--speedup conv=10) or
 // with another accelerator in place of the system's (--device FILE), and report the new
 // step time, the speedup, the Amdahl bound, and the accelerability of every op class; or
-// with the runtime in another mode (--runtime) or one kind of link replaced (--link).
+// with the runtime in another mode (--runtime) or one kind of link replaced (--link); the
+// analyses are analysis/whatif.h, this file parses the options and renders.
 
 #include <fmt/format.h>
 
@@ -203,9 +204,7 @@ void run_device(const WorkloadOptions& o, OutputDir& out, const std::string& dev
   emit(o, out, print);
 }
 
-// --link OLD=NEW: every link of the system whose model is OLD's (a catalog link name or a
-// link file) takes NEW's numbers, keeping its name and ends (hw::SystemSpec::replace_links):
-// what the interconnect is worth to the step, its copies and its all-reduces.
+// --link OLD=NEW (catalog link names or link files): analysis::whatif_link.
 void run_link(const WorkloadOptions& o, OutputDir& out, const std::string& swap_text) {
   const std::size_t eq = swap_text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == swap_text.size())
@@ -216,20 +215,11 @@ void run_link(const WorkloadOptions& o, OutputDir& out, const std::string& swap_
   const hw::LinkSpec from = hw::load_link(swap_text.substr(0, eq));
   const hw::LinkSpec to = hw::load_link(swap_text.substr(eq + 1));
   const Workload w = load_workload(o);
-  hw::SystemSpec changed_system = w.system;
-  const std::vector<std::string> replaced = changed_system.replace_links(from, to);
-  if (replaced.empty()) {
-    std::vector<std::string> models;
-    for (const auto& l : w.system.links) models.push_back(l.model);
-    if (w.system.network) models.push_back(w.system.network->link.model);
-    std::sort(models.begin(), models.end());
-    models.erase(std::unique(models.begin(), models.end()), models.end());
-    throw UserError(fmt::format("--link: system '{}' ({}) has no {} link; its links: {}",
-                                w.system.name, w.system.file, from.model, join(models)));
-  }
-  const model::Prediction base = model::predict(w.lowered, w.system, w.predict);
-  const model::Prediction changed = model::predict(w.lowered, changed_system, w.predict);
-  const double speedup = base.step_time_s / changed.step_time_s;
+  const analysis::LinkWhatIf l = analysis::whatif_link(w.lowered, w.system, w.predict, from, to);
+  const model::Prediction& base = l.baseline;
+  const model::Prediction& changed = l.changed;
+  const std::vector<std::string>& replaced = l.replaced;
+  const double speedup = l.speedup;
   const std::string what = fmt::format("{} links replaced by {}", from.model, to.model);
   const auto print = [&](std::ostream& os, Format format) {
     switch (format) {
@@ -274,69 +264,44 @@ void run_link(const WorkloadOptions& o, OutputDir& out, const std::string& swap_
   emit(o, out, print);
 }
 
-// The execution modes `--runtime` names, and what each sets in the system's runtime.
-struct RuntimeMode {
-  std::string_view name;
-  bool graph_capture;
-  bool compile;
-  std::string_view description;
-};
-constexpr std::array<RuntimeMode, 4> kRuntimeModes{{
-    {"eager", false, false, "one framework call per op"},
-    {"graph", true, false, "the step replayed from a captured CUDA graph"},
-    {"compiled", false, true, "elementwise chains fused into one kernel each"},
-    {"compiled+graph", true, true, "compiled and replayed from a captured graph"},
-}};
-
-std::string_view mode_of(const hw::RuntimeSpec& rt) {
-  for (const RuntimeMode& m : kRuntimeModes)
-    if (m.graph_capture == rt.graph_capture && m.compile == rt.compile) return m.name;
-  return "?";
+// The mode --runtime names. Throws UserError for an unknown one, naming the modes.
+const analysis::RuntimeMode& runtime_mode(const std::string& name) {
+  std::vector<std::string> names;
+  for (const analysis::RuntimeMode& m : analysis::kRuntimeModes) {
+    if (m.name == name) return m;
+    names.emplace_back(m.name);
+  }
+  throw UserError(fmt::format("--runtime: unknown mode '{}'; {}", name, suggestion(name, names)));
 }
 
 void run_runtime(const WorkloadOptions& o, OutputDir& out, const std::string& mode_name) {
-  const auto chosen = std::find_if(kRuntimeModes.begin(), kRuntimeModes.end(),
-                                   [&](const RuntimeMode& m) { return m.name == mode_name; });
-  if (chosen == kRuntimeModes.end()) {
-    std::vector<std::string> names;
-    for (const RuntimeMode& m : kRuntimeModes) names.emplace_back(m.name);
-    throw UserError(
-        fmt::format("--runtime: unknown mode '{}'; {}", mode_name, suggestion(mode_name, names)));
-  }
+  const analysis::RuntimeMode& chosen = runtime_mode(mode_name);
   const Workload w = load_workload(o);
-  const model::Prediction base = model::predict(w.lowered, w.system, w.predict);
-  struct Row {
-    const RuntimeMode* mode;
-    model::Prediction p;
-  };
-  std::vector<Row> rows;
-  for (const RuntimeMode& m : kRuntimeModes) {
-    hw::SystemSpec system = w.system;
-    system.runtime.graph_capture = m.graph_capture;
-    system.runtime.compile = m.compile;
-    rows.push_back({&m, model::predict(w.lowered, system, w.predict)});
-  }
-  const Row& what =
-      *std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.mode == &*chosen; });
+  const analysis::RuntimeWhatIf rw =
+      analysis::whatif_runtime(w.lowered, w.system, w.predict, chosen);
+  const model::Prediction& base = rw.baseline;
+  const model::Prediction& changed = rw.changed();
+  using Row = analysis::RuntimeWhatIf::Row;
+  const std::vector<Row>& rows = rw.modes;
   auto host_total = [](const model::Prediction& p) { return p.host_by_class.total(); };
   auto device_total = [](const model::Prediction& p) { return p.device_by_phase.total(); };
-  const double speedup = what.p.step_time_s > 0 ? base.step_time_s / what.p.step_time_s : 0;
+  const double speedup = rw.speedup;
   const auto print = [&](std::ostream& os, Format format) {
     switch (format) {
       case Format::kJson: {
         nlohmann::json j;
         j["baseline"] = prediction_json(base);
-        j["baseline_runtime"] = std::string(mode_of(w.system.runtime));
-        j["runtime"] = std::string(chosen->name);
-        j["changed"] = prediction_json(what.p);
+        j["baseline_runtime"] = std::string(rw.baseline_mode->name);
+        j["runtime"] = std::string(chosen.name);
+        j["changed"] = prediction_json(changed);
         j["speedup"] = speedup;
         nlohmann::json modes = nlohmann::json::array();
         for (const Row& r : rows)
           modes.push_back({{"runtime", r.mode->name},
-                           {"step_time_s", r.p.step_time_s},
-                           {"binding", model::binding_name(model::step_binding(r.p))},
-                           {"host_s", host_total(r.p)},
-                           {"device_s", device_total(r.p)}});
+                           {"step_time_s", r.prediction.step_time_s},
+                           {"binding", model::binding_name(model::step_binding(r.prediction))},
+                           {"host_s", host_total(r.prediction)},
+                           {"device_s", device_total(r.prediction)}});
         j["modes"] = modes;
         os << json_text(j, 2) << '\n';
         break;
@@ -345,31 +310,32 @@ void run_runtime(const WorkloadOptions& o, OutputDir& out, const std::string& mo
         Table t({"workload", "system", "device", "batch", "runtime", "step_s", "speedup_x",
                  "binding", "host_s", "device_s"});
         for (const Row& r : rows)
-          t.add({r.p.workload, r.p.system, r.p.device, std::to_string(r.p.batch),
-                 std::string(r.mode->name), fmt::format("{:.6g}", r.p.step_time_s),
-                 fmt::format("{:.6g}", base.step_time_s / r.p.step_time_s),
-                 std::string(model::binding_name(model::step_binding(r.p))),
-                 fmt::format("{:.6g}", host_total(r.p)), fmt::format("{:.6g}", device_total(r.p))});
+          t.add({r.prediction.workload, r.prediction.system, r.prediction.device,
+                 std::to_string(r.prediction.batch), std::string(r.mode->name),
+                 fmt::format("{:.6g}", r.prediction.step_time_s),
+                 fmt::format("{:.6g}", base.step_time_s / r.prediction.step_time_s),
+                 std::string(model::binding_name(model::step_binding(r.prediction))),
+                 fmt::format("{:.6g}", host_total(r.prediction)),
+                 fmt::format("{:.6g}", device_total(r.prediction))});
         t.print_csv(os);
         break;
       }
       case Format::kTable: {
         os << prediction_header(base) << "\n";
         os << fmt::format("what if        the runtime {} runs {} ({})\n", w.system.runtime.name,
-                          chosen->name, chosen->description);
+                          chosen.name, chosen.description);
         os << fmt::format("baseline       {} ({}, {})\n", seconds(base.step_time_s),
-                          mode_of(w.system.runtime),
-                          model::binding_name(model::step_binding(base)));
-        os << fmt::format("new step time  {} ({})\n", seconds(what.p.step_time_s),
-                          model::binding_name(model::step_binding(what.p)));
+                          rw.baseline_mode->name, model::binding_name(model::step_binding(base)));
+        os << fmt::format("new step time  {} ({})\n", seconds(changed.step_time_s),
+                          model::binding_name(model::step_binding(changed)));
         os << fmt::format("speedup        {}\n\n", times(speedup));
         os << "every mode (host: time issuing ops; device: busy time):\n";
         Table t({"runtime", "step", "speedup", "binding", "host", "device"});
         for (const Row& r : rows)
-          t.add({std::string(r.mode->name), seconds(r.p.step_time_s),
-                 times(base.step_time_s / r.p.step_time_s),
-                 std::string(model::binding_name(model::step_binding(r.p))),
-                 seconds(host_total(r.p)), seconds(device_total(r.p))});
+          t.add({std::string(r.mode->name), seconds(r.prediction.step_time_s),
+                 times(base.step_time_s / r.prediction.step_time_s),
+                 std::string(model::binding_name(model::step_binding(r.prediction))),
+                 seconds(host_total(r.prediction)), seconds(device_total(r.prediction))});
         t.print(os);
         print_assumptions(os, base.assumptions);
         break;

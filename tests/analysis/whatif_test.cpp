@@ -150,3 +150,34 @@ TEST_CASE("whatif --device: a faster accelerator helps, bounded by the host", "[
   CHECK(w.bound_s <= w.changed.step_time_s);
   CHECK_THROWS_AS(replace_device(a.system, "gpu9", faster), UserError);
 }
+
+TEST_CASE("runtime what-if: every mode predicted, the chosen one compared", "[model][whatif]") {
+  const Alexnet a(1);
+  const RuntimeMode& graph = kRuntimeModes[1];
+  REQUIRE(graph.name == "graph");
+  const RuntimeWhatIf w = whatif_runtime(a.net, a.system, a.options, graph);
+  REQUIRE(w.modes.size() == kRuntimeModes.size());
+  // The baseline is the system's own mode, and that mode's row predicts exactly the baseline.
+  CHECK(w.baseline_mode == &runtime_mode_of(a.system.runtime));
+  for (const auto& r : w.modes)
+    if (r.mode == w.baseline_mode) CHECK(r.prediction.step_time_s == w.baseline.step_time_s);
+  CHECK(&w.changed() == &w.modes[1].prediction);
+  CHECK(w.speedup == Approx(w.baseline.step_time_s / w.changed().step_time_s));
+  // A captured graph replays the step without issuing each op: never slower than eager.
+  CHECK(w.modes[1].prediction.step_time_s <= w.modes[0].prediction.step_time_s);
+}
+
+TEST_CASE("link what-if replaces every link of a model, and names the ones it has",
+          "[model][whatif]") {
+  const Alexnet a(32);
+  const LinkWhatIf w = whatif_link(a.net, a.system, a.options, hw::load_link("nvlink1-x2"),
+                                   hw::load_link("pcie3-x16"));
+  CHECK_FALSE(w.replaced.empty());
+  // A narrower host link cannot make the step faster.
+  CHECK(w.changed.step_time_s >= w.baseline.step_time_s);
+  CHECK(w.speedup == Approx(w.baseline.step_time_s / w.changed.step_time_s));
+  CHECK_THROWS_WITH(
+      whatif_link(a.net, a.system, a.options, hw::load_link("pcie4-x16"),
+                  hw::load_link("pcie3-x16")),
+      Catch::Contains("has no PCIe 4.0 x16 link; its links: NVLink 1.0 x2, POWER8 SMP X-bus"));
+}
