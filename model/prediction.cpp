@@ -471,11 +471,12 @@ void check_step_time(double step_s, std::string_view what) {
                     what, step_s, kMaxStepSeconds));
 }
 
-Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule schedule) {
+namespace {
+
+// What was predicted: the workload, the system and device, the options, the network's sizes.
+void describe(Prediction& p, const CostedStep& st) {
   const graphs::LoweredNetwork& net = *st.net;
-  const Placement& pl = st.placement;
-  const hw::DeviceSpec& shown = memory_device(pl);
-  Prediction p;
+  const hw::DeviceSpec& shown = memory_device(st.placement);
   p.workload = net.name;
   p.system = st.system->name;
   p.device = shown.name;
@@ -488,23 +489,28 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
   p.memory = net.memory;
   p.device_memory_bytes = shown.memory.capacity_bytes;
   p.op_count = net.graph.size();
-  p.step_time_s = schedule.makespan_s;
-  // Inputs are range-checked where they are read; this catches what their combination can still
-  // give (a huge op on a slow device): an unusable number is an error, never printed as a time.
-  if (!std::isfinite(p.step_time_s) || p.step_time_s > kMaxStepSeconds) {
-    for (graphs::OpId id = 0; id < net.graph.size(); ++id)
-      if (!std::isfinite(costs[id].time_s) || costs[id].time_s > kMaxStepSeconds)
-        throw UserError(fmt::format(
-            "{} on {}: op '{}' ({}) would take {:.3g} s; beyond what amdahl reports as a step time "
-            "(check the sizes and the device's rates and bandwidths)",
-            net.name, st.system->name, excerpt(net.graph.op(id).name),
-            op_class_name(net.graph.op(id).op_class), costs[id].time_s));
-    check_step_time(p.step_time_s, fmt::format("{} on {}", net.name, st.system->name));
-  }
   p.gpus = net.replicas;
-  p.samples_per_s =
-      p.step_time_s > 0 && p.batch > 0 ? static_cast<double>(p.batch) * p.gpus / p.step_time_s : 0;
+}
 
+// Inputs are range-checked where they are read; this catches what their combination can still
+// give (a huge op on a slow device): an unusable number is an error, never printed as a time.
+void check_finite(const CostedStep& st, const std::vector<OpCost>& costs, double step_s) {
+  if (std::isfinite(step_s) && step_s <= kMaxStepSeconds) return;
+  const graphs::LoweredNetwork& net = *st.net;
+  for (graphs::OpId id = 0; id < net.graph.size(); ++id)
+    if (!std::isfinite(costs[id].time_s) || costs[id].time_s > kMaxStepSeconds)
+      throw UserError(fmt::format(
+          "{} on {}: op '{}' ({}) would take {:.3g} s; beyond what amdahl reports as a step time "
+          "(check the sizes and the device's rates and bandwidths)",
+          net.name, st.system->name, excerpt(net.graph.op(id).name),
+          op_class_name(net.graph.op(id).op_class), costs[id].time_s));
+  check_step_time(step_s, fmt::format("{} on {}", net.name, st.system->name));
+}
+
+// Work and busy time summed over the ops and copies, whatever the schedule overlapped.
+void add_busy(Prediction& p, const CostedStep& st, const std::vector<OpCost>& costs,
+              const Schedule& schedule) {
+  const graphs::LoweredNetwork& net = *st.net;
   for (graphs::OpId id = 0; id < p.op_count; ++id) {
     const graphs::Operator& op = net.graph.op(id);
     p.total_flops += op.flops;
@@ -520,54 +526,83 @@ Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule sch
   }
   p.host_by_class[HostSlot::kStepStart] = std::max(0.0, st.input.step_start_s);
   p.host_by_phase[HostSlot::kStepStart] = std::max(0.0, st.input.step_start_s);
+}
+
+// One host interval of the critical path by phase: host time issuing ops counts to each op's
+// phase (the ops issued within the interval, back from the one the host was issuing); the rest
+// (step start, the tail) to "dispatch".
+void add_host_interval(Prediction& p, const CostedStep& st, const Schedule& schedule,
+                       const PathInterval& iv) {
+  const double dt = iv.end_s - iv.start_s;
+  double attributed = 0;
+  if (iv.issued != graphs::kNoOp && !schedule.ops.empty())
+    for (graphs::OpId j = iv.issued + 1; j-- > 0;) {
+      const double end = schedule.ops[j].issue_s;
+      if (end <= iv.start_s) break;
+      const double part =
+          std::max(0.0, std::min(end, iv.end_s) - std::max(end - st.input.issue_s[j], iv.start_s));
+      p.by_phase[st.net->graph.op(j).phase] += part;
+      attributed += part;
+    }
+  const double start = std::max(0.0, std::min(iv.end_s, st.input.step_start_s) - iv.start_s);
+  p.by_phase[HostSlot::kStepStart] += start;
+  p.by_phase[HostSlot::kDispatch] += std::max(0.0, dt - attributed - start);
+}
+
+// The critical path by binding resource, by class and by phase.
+void add_critical_path(Prediction& p, const CostedStep& st, const Schedule& schedule) {
   const std::array<double, kBoundCount> bound = bound_times(schedule);
   for (int i = 0; i < kBoundCount; ++i) p.by_bound[static_cast<Bound>(i)] = bound[i];
   for (const PathInterval& iv : schedule.critical_path) {
     const double dt = iv.end_s - iv.start_s;
     if (iv.op == graphs::kNoOp) {
       p.by_class[HostSlot::kDispatch] += dt;
-      // Host time issuing ops counts to each op's phase (the ops issued within the interval,
-      // back from the one the host was issuing); the rest (step start, the tail) to "dispatch".
-      double attributed = 0;
-      if (iv.issued != graphs::kNoOp && !schedule.ops.empty())
-        for (graphs::OpId j = iv.issued + 1; j-- > 0;) {
-          const double end = schedule.ops[j].issue_s;
-          if (end <= iv.start_s) break;
-          const double part = std::max(
-              0.0, std::min(end, iv.end_s) - std::max(end - st.input.issue_s[j], iv.start_s));
-          p.by_phase[net.graph.op(j).phase] += part;
-          attributed += part;
-        }
-      const double start = std::max(0.0, std::min(iv.end_s, st.input.step_start_s) - iv.start_s);
-      p.by_phase[HostSlot::kStepStart] += start;
-      p.by_phase[HostSlot::kDispatch] += std::max(0.0, dt - attributed - start);
+      add_host_interval(p, st, schedule, iv);
       continue;
     }
-    const graphs::Operator& op = net.graph.op(iv.op);
+    const graphs::Operator& op = st.net->graph.op(iv.op);
     p.by_class[iv.copy >= 0 ? OpClass::kTransfer : op.op_class] += dt;
     p.by_phase[op.phase] += dt;
   }
+}
 
-  if (st.data_parallel) {
-    Communication& c = p.communication;
-    c.devices = st.data_parallel->group.devices();
-    c.variable_update = st.data_parallel->variable_update;
-    c.route = st.data_parallel->route();
-    c.buckets = net.buckets.size();
-    for (const graphs::GradientBucket& b : net.buckets) {
-      c.bytes += b.bytes;
-      c.busy_s += costs[b.op].time_s;
-    }
-    std::map<std::string, int> algorithms;  // by name
-    for (int a = 0; a < kCollectiveAlgorithmCount; ++a)
-      if (const int count = st.exchanges_by_algorithm[static_cast<std::size_t>(a)]; count > 0)
-        algorithms[std::string(algorithm_name(static_cast<CollectiveAlgorithm>(a)))] = count;
-    for (const auto& [name, count] : algorithms)
-      c.algorithms += fmt::format("{}{} ({})", c.algorithms.empty() ? "" : ", ", name, count);
-    c.exposed_s = p.by_class[OpClass::kCommunication];
-    c.host_link = st.data_parallel->host_link_text(st.exchanges_by_algorithm);
-    c.link_wait_s = schedule.link_wait_s;
+// The data-parallel exchange: its group, its bytes and busy time, its algorithms, what of it
+// the critical path exposes. Needs by_class.
+void add_communication(Prediction& p, const CostedStep& st, const std::vector<OpCost>& costs,
+                       const Schedule& schedule) {
+  const graphs::LoweredNetwork& net = *st.net;
+  Communication& c = p.communication;
+  c.devices = st.data_parallel->group.devices();
+  c.variable_update = st.data_parallel->variable_update;
+  c.route = st.data_parallel->route();
+  c.buckets = net.buckets.size();
+  for (const graphs::GradientBucket& b : net.buckets) {
+    c.bytes += b.bytes;
+    c.busy_s += costs[b.op].time_s;
   }
+  std::map<std::string, int> algorithms;  // by name
+  for (int a = 0; a < kCollectiveAlgorithmCount; ++a)
+    if (const int count = st.exchanges_by_algorithm[static_cast<std::size_t>(a)]; count > 0)
+      algorithms[std::string(algorithm_name(static_cast<CollectiveAlgorithm>(a)))] = count;
+  for (const auto& [name, count] : algorithms)
+    c.algorithms += fmt::format("{}{} ({})", c.algorithms.empty() ? "" : ", ", name, count);
+  c.exposed_s = p.by_class[OpClass::kCommunication];
+  c.host_link = st.data_parallel->host_link_text(st.exchanges_by_algorithm);
+  c.link_wait_s = schedule.link_wait_s;
+}
+
+}  // namespace
+
+Prediction account(const CostedStep& st, std::vector<OpCost> costs, Schedule schedule) {
+  Prediction p;
+  describe(p, st);
+  p.step_time_s = schedule.makespan_s;
+  check_finite(st, costs, p.step_time_s);
+  p.samples_per_s =
+      p.step_time_s > 0 && p.batch > 0 ? static_cast<double>(p.batch) * p.gpus / p.step_time_s : 0;
+  add_busy(p, st, costs, schedule);
+  add_critical_path(p, st, schedule);
+  if (st.data_parallel) add_communication(p, st, costs, schedule);
   p.costs = std::move(costs);
   p.resources = st.input.resources;
   p.schedule = std::move(schedule);
